@@ -1,0 +1,46 @@
+# The README's commands. Each one sets itself up on a fresh machine with Python 3.11.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+PYTEST_ARGS ?= -n 2
+
+.PHONY: demo test test-nojit bench docs lint clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --upgrade pip
+
+$(VENV)/.core: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install -e .
+	touch $@
+
+$(VENV)/.test: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install -e ".[test]"
+	touch $@
+
+$(VENV)/.docs: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install -e ".[test,docs]"
+	touch $@
+
+demo: $(VENV)/.core
+	$(BIN)/statlearn reproduce --quick all --out results
+
+test: $(VENV)/.test
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	NUMBA_DISABLE_JIT=1 $(BIN)/python -m pytest $(PYTEST_ARGS) -m numba -p no:cacheprovider tests
+
+# The kernels again with numba switched off: the pure-Python path must pass too.
+test-nojit: $(VENV)/.test
+	NUMBA_DISABLE_JIT=1 $(BIN)/python -m pytest $(PYTEST_ARGS) -m "numba"
+
+bench: $(VENV)/.test
+	$(BIN)/python benchmarks/run_all.py
+
+docs: $(VENV)/.docs
+	$(BIN)/python -m sphinx -W --keep-going -b html docs docs/_build/html
+
+lint: $(VENV)/.test
+	$(BIN)/ruff check statlearn tests benchmarks examples
+
+clean:
+	rm -rf docs/_build docs/auto_examples docs/api/generated results .pytest_cache
