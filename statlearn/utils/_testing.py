@@ -37,7 +37,7 @@ def binomial_acceptance_region(n_trials: int, p: float, false_alarm: float = 1e-
     --------
     >>> from statlearn.utils._testing import binomial_acceptance_region
     >>> binomial_acceptance_region(1000, 0.9, 1e-6)
-    (858, 937)
+    (851, 943)
     """
     _check_false_alarm(false_alarm)
     if alternative not in _ALTERNATIVES:
@@ -77,7 +77,7 @@ def assert_binomial_rate(successes: int, n_trials: int, p: float, *, false_alarm
     >>> assert_binomial_rate(700, 1000, 0.9, label="coverage")
     Traceback (most recent call last):
     ...
-    AssertionError: coverage: 700/1000 = 0.7 is outside the acceptance region [858, 937] ...
+    AssertionError: coverage: 700/1000 = 0.7 is outside the acceptance region [851, 943] ...
     """
     lo, hi = binomial_acceptance_region(n_trials, p, false_alarm, alternative)
     if not lo <= successes <= hi:
