@@ -1,0 +1,3 @@
+"""Synthetic data generators (``make_*`` functions taking ``random_state``)."""
+
+__all__: list[str] = []
