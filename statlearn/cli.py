@@ -18,7 +18,7 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--quick", action="store_true", help="reduced size (minutes)")
     r.add_argument("--n-jobs", type=int, default=None, help="parallel workers")
     r.add_argument("--backend", default=None,
-                   choices=["sequential", "loky", "threading", "multiprocessing", "dask"])
+                   choices=["sequential", "loky", "threading", "dask"])
     r.add_argument("--scheduler", default=None,
                    help="address of a dask.distributed scheduler (implies --backend dask)")
     r.add_argument("--out", default="results", help="output folder (default: results)")

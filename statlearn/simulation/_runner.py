@@ -20,7 +20,7 @@ from ._store import StudyStore
 
 __all__ = ["SimulationResult", "run_study", "expand_grid"]
 
-BACKENDS = ("sequential", "loky", "threading", "multiprocessing", "dask")
+BACKENDS = ("sequential", "loky", "threading", "dask")
 
 
 def expand_grid(grid) -> list[dict]:
@@ -267,8 +267,10 @@ def run_study(
         with a ``store`` holding this study, ``None`` reuses the stored one.
     n_jobs : int or None, default=None
         Number of parallel workers (joblib semantics; ``-1`` means all cores).
-    backend : {"sequential", "loky", "threading", "multiprocessing", "dask"} or None
-        joblib backend. ``None`` uses the active :func:`joblib.parallel_config`
+    backend : {"sequential", "loky", "threading", "dask"} or None
+        joblib backend (``"multiprocessing"`` is not offered: it cannot stream
+        results back, which per-replication storage needs). ``None`` uses the
+        active :func:`joblib.parallel_config`
         (so ``with joblib.parallel_config(backend="dask")`` and a
         ``dask.distributed.Client`` sends replications to that cluster).
         ``"dask"`` uses the current Dask client, or starts a temporary local
@@ -365,10 +367,14 @@ def _execute(fn, settings, entropy, todo, n_jobs, backend, progress, db, results
         with ctx:
             if backend == "sequential":
                 stream = (_run_one(fn, settings[i], entropy, i, r) for i, r in todo)
+            elif backend == "dask":
+                # joblib registers its Dask backend through parallel_config only
+                with joblib.parallel_config(backend="dask"):
+                    runner = joblib.Parallel(n_jobs=-1, return_as="generator_unordered")
             else:
-                jobs = -1 if backend == "dask" else n_jobs
-                runner = joblib.Parallel(n_jobs=jobs, backend=backend,
+                runner = joblib.Parallel(n_jobs=n_jobs, backend=backend,
                                          return_as="generator_unordered")
+            if backend != "sequential":
                 stream = runner(joblib.delayed(_run_one)(fn, settings[i], entropy, i, r)
                                 for i, r in todo)
             for i, r, out in stream:
