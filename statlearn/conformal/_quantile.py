@@ -74,7 +74,7 @@ def conformal_quantile(scores, alpha: float) -> float:
     inf
     """
     s = check_array(scores, "scores", ensure_2d=False, dtype=np.float64,
-                    ensure_all_finite="allow-nan")
+                    ensure_all_finite=False)
     if s.ndim != 1:
         raise ValueError(f"scores must be 1-D, got shape {s.shape}.")
     if s.size == 0:
