@@ -74,7 +74,7 @@ def conformal_quantile(scores, alpha: float) -> float:
     inf
     """
     s = check_array(scores, "scores", ensure_2d=False, dtype=np.float64,
-                    ensure_all_finite=False)
+                    ensure_all_finite=False, ensure_min_samples=0)
     if s.ndim != 1:
         raise ValueError(f"scores must be 1-D, got shape {s.shape}.")
     if s.size == 0:
