@@ -1,0 +1,69 @@
+"""Sphinx configuration for the statlearn documentation."""
+
+import os
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("STATLEARN_FAST", "1")  # gallery examples run at small size
+os.environ.setdefault("MPLBACKEND", "Agg")
+
+import statlearn  # noqa: E402
+
+project = "statlearn"
+author = "statlearn developers"
+copyright = "2026, statlearn developers"
+release = statlearn.__version__
+version = ".".join(release.split(".")[:2])
+
+extensions = [
+    "sphinx.ext.autodoc",
+    "sphinx.ext.autosummary",
+    "sphinx.ext.mathjax",
+    "sphinx.ext.viewcode",
+    "numpydoc",
+    "sphinx_gallery.gen_gallery",
+]
+
+# Cross-links to NumPy/SciPy/scikit-learn need network access; opt in.
+if os.environ.get("STATLEARN_DOCS_INTERSPHINX", "0") not in ("", "0"):
+    extensions.append("sphinx.ext.intersphinx")
+    intersphinx_mapping = {
+        "python": ("https://docs.python.org/3", None),
+        "numpy": ("https://numpy.org/doc/stable", None),
+        "scipy": ("https://docs.scipy.org/doc/scipy", None),
+        "sklearn": ("https://scikit-learn.org/stable", None),
+        "pandas": ("https://pandas.pydata.org/docs", None),
+        "statsmodels": ("https://www.statsmodels.org/stable", None),
+    }
+
+templates_path = ["_templates"]
+exclude_patterns = ["_build", "**.ipynb_checkpoints", "auto_examples/*.ipynb",
+                    "auto_examples/*.py", "auto_examples/*.zip", "sg_execution_times.rst"]
+suppress_warnings = ["config.cache"]
+
+autosummary_generate = True
+autodoc_default_options = {"inherited-members": False}
+numpydoc_show_class_members = True
+numpydoc_class_members_toctree = False
+numpydoc_xref_param_type = False
+
+sphinx_gallery_conf = {
+    "examples_dirs": "../examples",
+    "gallery_dirs": "auto_examples",
+    "filename_pattern": r"/plot_",
+    "download_all_examples": False,
+    "remove_config_comments": True,
+    "within_subsection_order": "FileNameSortKey",
+    "show_memory": False,
+    "plot_gallery": "True",
+}
+
+html_theme = "pydata_sphinx_theme"
+html_title = "statlearn"
+html_static_path = ["_static"]
+html_theme_options = {
+    "navbar_end": ["navbar-icon-links"],
+    "show_toc_level": 2,
+}
