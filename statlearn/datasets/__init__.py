@@ -1,3 +1,9 @@
 """Synthetic data generators (``make_*`` functions taking ``random_state``)."""
 
-__all__: list[str] = []
+from ._graphs import make_planted_expanders, make_random_regular_graph, make_sbm_graph
+
+__all__: list[str] = [
+    "make_planted_expanders",
+    "make_random_regular_graph",
+    "make_sbm_graph",
+]
