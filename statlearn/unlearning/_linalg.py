@@ -1,0 +1,117 @@
+"""Dense linear algebra for the Newton unlearning step, written against the array API.
+
+NumPy input uses SciPy's LAPACK triangular solves, CuPy input uses
+``cupyx.scipy.linalg``, and any other array-API namespace falls back to
+``xp.linalg.solve`` (correct, only slower). The Hessian is never inverted:
+every solve goes through a Cholesky factor.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+from array_api_compat import is_cupy_namespace, is_numpy_namespace
+
+__all__ = [
+    "CholeskyError",
+    "cho_solve",
+    "cholesky_lower",
+    "factor_with_jitter",
+    "solve_lower",
+    "woodbury_downdate_solve",
+]
+
+
+class CholeskyError(np.linalg.LinAlgError):
+    """The matrix is not numerically positive definite."""
+
+
+def cholesky_lower(H, xp):
+    """Lower Cholesky factor of the symmetric matrix ``H`` (``H = L L^T``).
+
+    Raises :class:`CholeskyError` when the factorisation fails or returns
+    non-finite values (CuPy signals failure with NaNs instead of raising).
+    """
+    try:
+        L = xp.linalg.cholesky(H)
+    except np.linalg.LinAlgError as exc:
+        raise CholeskyError(str(exc)) from exc
+    if not bool(xp.all(xp.isfinite(L))):
+        raise CholeskyError("Cholesky factor has non-finite entries.")
+    return L
+
+
+def factor_with_jitter(H, xp, name="Hessian"):
+    """Cholesky factor of ``H``; on failure retry once with ``1e-12 * trace(H) / p`` added.
+
+    Returns
+    -------
+    L : array
+        Lower factor.
+    jitter : float
+        The diagonal shift used (0.0 when none was needed).
+    """
+    try:
+        return cholesky_lower(H, xp), 0.0
+    except CholeskyError:
+        p = H.shape[0]
+        jitter = 1e-12 * float(xp.sum(xp.linalg.diagonal(H))) / p
+        if not jitter > 0:
+            raise
+        warnings.warn(
+            f"Cholesky factorisation of the {name} failed; retrying with diagonal jitter "
+            f"{jitter:.3g}. The verification step still checks the result.",
+            RuntimeWarning,
+            stacklevel=3,
+        )
+        eye = xp.eye(p, dtype=H.dtype, device=_device(H))
+        return cholesky_lower(H + jitter * eye, xp), jitter
+
+
+def _device(x):
+    import array_api_compat
+
+    return array_api_compat.device(x)
+
+
+def solve_lower(L, B, xp, trans=False):
+    """Solve ``L X = B`` (or ``L^T X = B`` when ``trans``) for lower-triangular ``L``."""
+    if is_numpy_namespace(xp):
+        from scipy.linalg import solve_triangular
+
+        return solve_triangular(L, B, lower=True, trans="T" if trans else "N", check_finite=False)
+    if is_cupy_namespace(xp):  # pragma: no cover - needs a GPU
+        from cupyx.scipy.linalg import solve_triangular
+
+        return solve_triangular(L, B, lower=True, trans="T" if trans else "N")
+    A = L.T if trans else L
+    return xp.linalg.solve(A, B)
+
+
+def cho_solve(L, B, xp):
+    """Solve ``(L L^T) X = B`` by two triangular solves."""
+    return solve_lower(L, solve_lower(L, B, xp), xp, trans=True)
+
+
+def woodbury_downdate_solve(L, U, v, xp):
+    """Solve ``(H - U^T U) x = v`` given the Cholesky factor ``L`` of ``H``.
+
+    ``U`` is ``m x p`` (the removed rows scaled by ``sqrt(l'')``). With
+    ``W = L^{-1} U^T`` we have ``H - U^T U = L (I - W W^T) L^T`` and
+    ``(I - W W^T)^{-1} = I + W (I_m - W^T W)^{-1} W^T``, so only an ``m x m``
+    positive definite system is factorised. No weight is ever inverted, so
+    logistic weights close to zero are harmless. Cost ``O(p^2 m + m^3)``.
+
+    Raises :class:`CholeskyError` if ``I_m - W^T W`` is not numerically
+    positive definite (the caller then assembles the Hessian directly).
+    """
+    m = U.shape[0]
+    t = solve_lower(L, v, xp)
+    if m == 0:
+        return solve_lower(L, t, xp, trans=True)
+    W = solve_lower(L, U.T, xp)
+    C = xp.eye(m, dtype=W.dtype, device=_device(W)) - W.T @ W
+    Lc = cholesky_lower(C, xp)
+    s = W @ cho_solve(Lc, W.T @ t, xp)
+    return solve_lower(L, t + s, xp, trans=True)
