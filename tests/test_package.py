@@ -1,0 +1,77 @@
+"""Package-level facts: version, typing marker, and the one-way flow of imports."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+import statlearn
+
+PKG = Path(statlearn.__file__).resolve().parent
+AREAS = ["conformal", "hte", "calibration", "bandits", "cluster", "unlearning"]
+SHARED = ("utils", "datasets", "simulation")
+
+
+def test_version_and_marker():
+    assert isinstance(statlearn.__version__, str) and statlearn.__version__[0].isdigit()
+    assert (PKG / "py.typed").exists()
+
+
+def _imported_modules(path: Path):
+    tree = ast.parse(path.read_text())
+    parts = path.relative_to(PKG.parent).with_suffix("").parts
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                yield a.name
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = list(parts[: len(parts) - node.level])
+                if path.name == "__init__.py":
+                    base = list(parts[: len(parts) - node.level + 1])
+                mod = ".".join(base + ([node.module] if node.module else []))
+                yield mod
+                if not node.module:
+                    for a in node.names:
+                        yield f"{mod}.{a.name}"
+            elif node.module:
+                yield node.module
+
+
+def _area_of(module: str):
+    bits = module.split(".")
+    return bits[1] if len(bits) > 1 and bits[0] == "statlearn" else None
+
+
+@pytest.mark.parametrize("area", AREAS)
+def test_an_area_never_imports_another_area(area):
+    root = PKG / area
+    if not root.exists():
+        pytest.skip(f"statlearn.{area} is not part of this release")
+    for path in root.rglob("*.py"):
+        for mod in _imported_modules(path):
+            other = _area_of(mod)
+            # shared layers an area may use: utils, datasets and the study runner
+            assert other is None or other == area or other in SHARED, (
+                f"{path.relative_to(PKG)} imports {mod}"
+            )
+
+
+def test_nothing_below_imports_studies_or_cli():
+    for path in PKG.rglob("*.py"):
+        rel = path.relative_to(PKG).parts
+        if rel[0] in ("studies", "cli.py", "__main__.py"):
+            continue
+        for mod in _imported_modules(path):
+            assert _area_of(mod) not in ("studies", "cli"), f"{path.relative_to(PKG)}: {mod}"
+
+
+@pytest.mark.parametrize("layer,allowed", [("utils", {"utils"}),
+                                           ("simulation", {"utils", "simulation"}),
+                                           ("datasets", {"utils", "datasets"})])
+def test_shared_layers_import_no_area(layer, allowed):
+    for path in (PKG / layer).rglob("*.py"):
+        for mod in _imported_modules(path):
+            assert _area_of(mod) in allowed | {None}, f"{path.relative_to(PKG)} imports {mod}"
