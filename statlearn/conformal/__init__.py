@@ -1,5 +1,60 @@
-"""Conformal prediction sets and conformal selection."""
+"""Conformal prediction sets for classification.
 
+Split-conformal sets with the SOCOP score (Wang, Sun & Dobriban, 2025) and the
+LAC, APS, RAPS and top-k baselines, class-conditional (Mondrian) calibration,
+set metrics, and the conformal quantile they share.
+"""
+
+from ._classifier import SplitConformalClassifier, smoothed_pvalues, thresholds_from_scores
+from ._metrics import (
+    PredictionSetResult,
+    class_conditional_coverage,
+    conformal_scorer,
+    coverage,
+    empty_rate,
+    evaluate_sets,
+    mean_set_size,
+    non_singleton_rate,
+    singleton_rate,
+    size_stratified_coverage_violation,
+)
 from ._quantile import conformal_quantile, conformal_rank
+from ._scores import (
+    aps_scores,
+    label_ranks,
+    lac_scores,
+    raps_scores,
+    socop_scores,
+    socop_sets,
+    topk_scores,
+)
+from ._tuning import DEFAULT_LAM_GRID, LambdaSelection, kneedle, select_lambda
 
-__all__ = ["conformal_quantile", "conformal_rank"]
+__all__ = [
+    "DEFAULT_LAM_GRID",
+    "LambdaSelection",
+    "PredictionSetResult",
+    "SplitConformalClassifier",
+    "aps_scores",
+    "class_conditional_coverage",
+    "conformal_quantile",
+    "conformal_rank",
+    "conformal_scorer",
+    "coverage",
+    "empty_rate",
+    "evaluate_sets",
+    "kneedle",
+    "label_ranks",
+    "lac_scores",
+    "mean_set_size",
+    "non_singleton_rate",
+    "raps_scores",
+    "select_lambda",
+    "singleton_rate",
+    "size_stratified_coverage_violation",
+    "smoothed_pvalues",
+    "socop_scores",
+    "socop_sets",
+    "thresholds_from_scores",
+    "topk_scores",
+]

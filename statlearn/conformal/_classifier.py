@@ -1,0 +1,611 @@
+"""Split-conformal prediction sets around any scikit-learn classifier."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.linear_model import LogisticRegression
+from sklearn.utils import _safe_indexing, get_tags
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import _num_samples, check_is_fitted, column_or_1d, validate_data
+
+from ..utils import check_alpha, check_int, check_option, check_probabilities, check_real, check_rng
+from ._metrics import evaluate_sets
+from ._quantile import conformal_quantile, conformal_rank
+from ._scores import (
+    aps_scores,
+    label_ranks,
+    lac_scores,
+    raps_scores,
+    socop_scores,
+    socop_sets,
+    topk_scores,
+)
+from ._tuning import select_lambda
+
+__all__ = ["SplitConformalClassifier", "smoothed_pvalues", "thresholds_from_scores"]
+
+_SCORES = ("socop", "lac", "aps", "raps", "topk")
+#: lambda_R values searched for RAPS when ``lam="auto"`` (Angelopoulos et al., 2021).
+RAPS_LAM_GRID = (0.001, 0.01, 0.1, 0.2, 0.5)
+
+
+def thresholds_from_scores(scores, labels, alpha, n_classes, mondrian=False):
+    """Conformal thresholds, one per label: marginal (all equal) or per class.
+
+    Parameters
+    ----------
+    scores : array of shape (n,)
+        Calibration scores of the true labels (``+inf`` allowed).
+    labels : array of int, shape (n,)
+        True label indices of the calibration points.
+    alpha : float
+        Miscoverage level.
+    n_classes : int
+        Number of labels ``K``.
+    mondrian : bool, default=False
+        Class-conditional (Mondrian) thresholds: label ``y`` uses the
+        calibration points of class ``y`` only (``+inf`` if there are none).
+
+    Returns
+    -------
+    ndarray of shape (K,)
+
+    Examples
+    --------
+    >>> from statlearn.conformal import thresholds_from_scores
+    >>> thresholds_from_scores([0.1, 0.4, 0.2, 0.3], [0, 0, 1, 1], 0.4, 2).tolist()
+    [0.3, 0.3]
+    >>> thresholds_from_scores([0.1, 0.4, 0.2, 0.3], [0, 0, 1, 1], 0.4, 2,
+    ...                        mondrian=True).tolist()
+    [0.4, 0.3]
+    >>> thresholds_from_scores([0.1, 0.4, 0.2, 0.3], [0, 0, 1, 1], 0.1, 3,
+    ...                        mondrian=True).tolist()
+    [inf, inf, inf]
+    """
+    scores = np.asarray(scores, dtype=np.float64)
+    labels = np.asarray(labels)
+    if not mondrian:
+        return np.full(n_classes, conformal_quantile(scores, alpha))
+    q = np.full(n_classes, np.inf)
+    for k in np.unique(labels):
+        q[k] = conformal_quantile(scores[labels == k], alpha)
+    return q
+
+
+def smoothed_pvalues(test_scores, cal_scores, u):
+    """Randomised conformal p-values ``(#{s_i > s} + U (1 + #{s_i = s})) / (n + 1)``.
+
+    Parameters
+    ----------
+    test_scores : ndarray of shape (m, K) or (m,)
+        Scores of the candidate labels.
+    cal_scores : ndarray of shape (n,)
+        Calibration scores.
+    u : ndarray of shape (m,)
+        One uniform per test row (shared by its labels).
+
+    Returns
+    -------
+    ndarray of the shape of ``test_scores``
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from statlearn.conformal import smoothed_pvalues
+    >>> smoothed_pvalues(np.array([0.2, 0.5]), np.array([0.1, 0.2, 0.3]), np.array([0.5, 0.5]))
+    array([0.5  , 0.125])
+    """
+    c = np.sort(np.asarray(cal_scores, dtype=np.float64))
+    s = np.asarray(test_scores, dtype=np.float64)
+    left = np.searchsorted(c, s, side="left")
+    right = np.searchsorted(c, s, side="right")
+    uu = np.asarray(u, dtype=np.float64).reshape((-1,) + (1,) * (s.ndim - 1))
+    return ((c.size - right) + uu * (1 + right - left)) / (c.size + 1)
+
+
+class SplitConformalClassifier(ClassifierMixin, BaseEstimator):
+    """Split-conformal prediction sets (SOCOP, LAC, APS, RAPS, top-k) for any classifier.
+
+    ``fit`` either fits a clone of ``estimator`` on part of the data and
+    calibrates on the rest (``prefit=False``), or calibrates an already
+    fitted ``estimator`` on all of it (``prefit=True``). When ``lam="auto"``
+    (SOCOP, RAPS) a fraction ``tune_fraction`` of the calibration data is set
+    aside to choose the score's parameters, independently of the points that
+    set the threshold. For exchangeable data every set contains the true
+    label with probability at least ``1 - alpha``.
+
+    Parameters
+    ----------
+    estimator : classifier with ``predict_proba``, default=None
+        The base model (``LogisticRegression()`` when None). It may be a
+        :class:`~sklearn.pipeline.Pipeline`.
+    conformity_score : {"socop", "lac", "aps", "raps", "topk"}, default="socop"
+        Nonconformity score, see :mod:`statlearn.conformal.scores`. (Named so
+        because ``score`` is scikit-learn's evaluation method.)
+    alpha : float, default=0.1
+        Miscoverage level in (0, 1).
+    lam : float or "auto", default="auto"
+        Regularisation weight of the score: SOCOP's ``lambda`` or RAPS's
+        ``lambda_R``; ignored by the other scores. ``"auto"`` picks it on the
+        tuning split: for SOCOP the Kneedle knee of the (mean size,
+        P(size > k0)) curve over ``lam_grid`` (fallback: the point nearest the
+        origin of the normalised curve); for RAPS the grid value with the
+        smallest mean set size.
+    lam_grid : sequence of float, optional
+        Candidates for ``lam="auto"``. Defaults: SOCOP
+        ``(0, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5)``, RAPS
+        ``(0.001, 0.01, 0.1, 0.2, 0.5)``.
+    k0 : int, default=1
+        SOCOP penalises sets larger than ``k0`` (1: singletons are the goal).
+    k_reg : int or "auto", default="auto"
+        RAPS: number of top ranks left unpenalised; ``"auto"`` uses the
+        conformal ``1 - alpha`` quantile of the true labels' ranks on the
+        tuning split.
+    randomized_score : bool, default=True
+        APS and RAPS add ``U * p_y`` (``U ~ Unif(0, 1)``) instead of ``p_y``.
+    prefit : bool, default=False
+        ``estimator`` is already fitted; ``fit`` only calibrates.
+    calib_size : float, default=0.3
+        Fraction of the data ``fit`` keeps for calibration when
+        ``prefit=False``.
+    tune_fraction : float, default=0.2
+        Fraction of the calibration data used to choose ``lam``/``k_reg``
+        when they are ``"auto"``.
+    mondrian : {None, "class"}, default=None
+        ``"class"``: class-conditional (Mondrian) calibration, one threshold
+        per label from the calibration points of that class; coverage then
+        holds within every class.
+    randomized : bool, default=False
+        Use smoothed (randomised) conformal p-values,
+        ``C(x) = {y : p(x, y) > alpha}``, so that coverage is exactly
+        ``1 - alpha`` even with tied scores.
+    allow_empty : bool, default=True
+        Keep empty sets (faithful to the method). ``False`` adds the top
+        label to an empty set, which can only raise coverage.
+    random_state : None, int, numpy.random.Generator or RandomState
+        Drives the train/calibration/tuning splits and any random draws
+        (``U`` of APS/RAPS, smoothed p-values). Each call of a method reseeds
+        from it, so an integer makes every output reproducible.
+
+    Attributes
+    ----------
+    estimator_ : classifier
+        The fitted base model.
+    classes_ : ndarray of shape (K,)
+        Labels; columns of :meth:`predict_set` and :meth:`predict_proba`.
+    threshold_ : ndarray of shape (K,)
+        Conformal threshold of each label (all equal unless Mondrian).
+    calib_scores_ : ndarray of shape (n_cal,)
+        Scores of the true labels on the calibration points.
+    calib_labels_ : ndarray of shape (n_cal,)
+        Label indices of the calibration points.
+    lam_ : float or None
+        Score weight in use (SOCOP ``lambda`` or RAPS ``lambda_R``).
+    k_reg_ : int or None
+        RAPS ``k_reg`` in use.
+    lam_selection_ : LambdaSelection or None
+        SOCOP's tuning curve and choice when ``lam="auto"``.
+    n_calib_ : int
+        Number of calibration points.
+    n_features_in_ : int
+        Number of features seen by ``fit`` (when ``X`` has a shape).
+
+    See Also
+    --------
+    socop_scores, evaluate_sets, conformal_scorer
+
+    Notes
+    -----
+    ``score(X, y)`` returns minus the mean set size: every configuration is
+    valid (coverage at least ``1 - alpha``), so model selection compares
+    efficiency; :class:`~sklearn.model_selection.GridSearchCV` then prefers
+    smaller sets. For the singleton objective of SOCOP pass
+    ``scoring=conformal_scorer("non_singleton_rate")``. A grid search reuses
+    data for selection and calibration; for a strict finite-sample guarantee
+    choose hyperparameters on data disjoint from the final calibration split.
+
+    Deviations from the suggested API: ``prefit`` defaults to ``False`` so the
+    estimator fits the scikit-learn mould (``fit(X, y)`` gives a usable
+    model); the per-label scores are returned by :meth:`label_scores`
+    (scikit-learn reserves ``score_samples`` for one score per sample), and
+    the score is chosen by ``conformity_score`` because ``score`` is the
+    evaluation method.
+
+    References
+    ----------
+    Wang, Sun & Dobriban (2025), "Singleton-Optimized Conformal Prediction",
+    arXiv:2509.24095. Vovk, Gammerman & Shafer (2005), *Algorithmic Learning
+    in a Random World*.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_digits
+    >>> from statlearn.conformal import SplitConformalClassifier
+    >>> X, y = load_digits(return_X_y=True)
+    >>> clf = SplitConformalClassifier(alpha=0.1, random_state=0).fit(X[:1200], y[:1200])
+    >>> sets = clf.predict_set(X[1200:])
+    >>> sets.shape, sets.dtype
+    ((597, 10), dtype('bool'))
+    >>> res = clf.evaluate(X[1200:], y[1200:])
+    >>> bool(res.coverage > 0.8), bool(res.mean_size < 2)
+    (True, True)
+    """
+
+    def __init__(self, estimator=None, *, conformity_score="socop", alpha=0.1, lam="auto",
+                 lam_grid=None, k0=1, k_reg="auto", randomized_score=True, prefit=False, calib_size=0.3,
+                 tune_fraction=0.2, mondrian=None, randomized=False, allow_empty=True,
+                 random_state=None):
+        self.estimator = estimator
+        self.conformity_score = conformity_score
+        self.alpha = alpha
+        self.lam = lam
+        self.lam_grid = lam_grid
+        self.k0 = k0
+        self.k_reg = k_reg
+        self.randomized_score = randomized_score
+        self.prefit = prefit
+        self.calib_size = calib_size
+        self.tune_fraction = tune_fraction
+        self.mondrian = mondrian
+        self.randomized = randomized
+        self.allow_empty = allow_empty
+        self.random_state = random_state
+
+    # ------------------------------------------------------------------ validation
+    def _validate_params_(self):
+        check_option(self.conformity_score, "conformity_score", _SCORES)
+        check_alpha(self.alpha)
+        if not (isinstance(self.lam, str) and self.lam == "auto"):
+            check_real(self.lam, "lam", low=0)
+        if self.lam_grid is not None:
+            grid = np.asarray(self.lam_grid, dtype=float)
+            if grid.ndim != 1 or grid.size < 1 or not np.all(np.isfinite(grid)) or \
+                    np.any(grid < 0):
+                raise ValueError("lam_grid must be a non-empty 1-D sequence of finite values "
+                                 f">= 0, got {self.lam_grid!r}.")
+        check_int(self.k0, "k0", low=0)
+        if not (isinstance(self.k_reg, str) and self.k_reg == "auto"):
+            check_int(self.k_reg, "k_reg", low=0)
+        for name in ("randomized_score", "prefit", "randomized", "allow_empty"):
+            if not isinstance(getattr(self, name), bool | np.bool_):
+                raise TypeError(f"{name} must be True or False, got {getattr(self, name)!r}.")
+        check_real(self.calib_size, "calib_size", low=0, high=1, closed="neither")
+        check_real(self.tune_fraction, "tune_fraction", low=0, high=1, closed="neither")
+        check_option(self.mondrian, "mondrian", [None, "class"])
+        if self.estimator is not None and not hasattr(self.estimator, "predict_proba"):
+            raise TypeError("estimator must implement predict_proba, got "
+                            f"{type(self.estimator).__name__}.")
+
+    def _needs_tuning(self):
+        auto_lam = isinstance(self.lam, str)
+        if self.conformity_score == "socop":
+            return auto_lam
+        if self.conformity_score == "raps":
+            return auto_lam or isinstance(self.k_reg, str)
+        return False
+
+    # ------------------------------------------------------------------ fitting
+    def fit(self, X, y):
+        """Fit the base model (unless ``prefit``) and calibrate.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features) or anything the
+            base estimator accepts
+            Features.
+        y : array-like of shape (n_samples,)
+            Labels.
+
+        Returns
+        -------
+        self
+        """
+        self._validate_params_()
+        validate_data(self, X, skip_check_array=True)
+        y = column_or_1d(y, warn=True)
+        check_classification_targets(y)
+        n = _num_samples(X)
+        if n != y.shape[0]:
+            raise ValueError(f"X and y must have the same number of rows, got X: {n}, "
+                             f"y: {y.shape[0]}.")
+        rng = check_rng(self.random_state)
+        if self.prefit:
+            self.estimator_ = self._prefit_estimator()
+            self.classes_ = np.asarray(self.estimator_.classes_)
+            return self._calibrate(X, y, rng)
+        if n < 2:
+            raise ValueError(f"fit needs at least 2 samples to split into training and "
+                             f"calibration data, got n_samples = {n}.")
+        self.classes_ = np.unique(y)
+        if self.classes_.size < 2:
+            raise ValueError("y must hold at least 2 classes, got 1 class: "
+                             f"{self.classes_[0]!r}.")
+        X = _indexable(X)
+        n_cal = min(n - 1, max(1, int(round(self.calib_size * n))))
+        perm = rng.permutation(n)
+        train, cal = np.sort(perm[n_cal:]), np.sort(perm[:n_cal])
+        est = clone(self.estimator if self.estimator is not None else LogisticRegression())
+        self.estimator_ = est.fit(_safe_indexing(X, train), y[train])
+        return self._calibrate(_safe_indexing(X, cal), y[cal], rng)
+
+    def _prefit_estimator(self):
+        if self.estimator is None:
+            raise ValueError("prefit=True needs a fitted estimator, got estimator=None.")
+        check_is_fitted(self.estimator)
+        return self.estimator
+
+    def calibrate(self, X, y):
+        """(Re)calibrate the fitted base model on new data.
+
+        Uses ``estimator_`` after :meth:`fit`, or ``estimator`` itself when
+        ``prefit=True`` and the wrapper has not been fitted yet.
+
+        Parameters
+        ----------
+        X : array-like
+            Calibration features.
+        y : array-like of shape (n_samples,)
+            Calibration labels (all known to the base model).
+
+        Returns
+        -------
+        self
+        """
+        self._validate_params_()
+        if not hasattr(self, "estimator_"):
+            if not self.prefit:
+                raise ValueError("calibrate needs a fitted model: call fit first or pass a "
+                                 "fitted estimator with prefit=True.")
+            self.estimator_ = self._prefit_estimator()
+            self.classes_ = np.asarray(self.estimator_.classes_)
+            validate_data(self, X, skip_check_array=True)
+        y = column_or_1d(y, warn=True)
+        check_classification_targets(y)
+        return self._calibrate(X, y, check_rng(self.random_state))
+
+    def _label_index(self, y, name="y"):
+        y = np.asarray(y)
+        idx = np.searchsorted(self.classes_, y)
+        idx = np.clip(idx, 0, self.classes_.size - 1)
+        bad = self.classes_[idx] != y
+        if np.any(bad):
+            raise ValueError(f"{name} contains labels unknown to the model: "
+                             f"{np.unique(y[bad])[:5].tolist()}; known labels are "
+                             f"{self.classes_.tolist()[:20]}.")
+        return idx.astype(np.int64)
+
+    def _calibrate(self, X, y, rng):
+        n = _num_samples(X)
+        if n != y.shape[0]:
+            raise ValueError(f"X and y must have the same number of rows, got X: {n}, "
+                             f"y: {y.shape[0]}.")
+        if n < 1:
+            raise ValueError("calibration needs at least one sample.")
+        labels = self._label_index(y)
+        proba = self._proba(X)
+        K = self.classes_.size
+        mondrian = self.mondrian == "class"
+        self.lam_, self.k_reg_, self.lam_selection_ = None, None, None
+        cal = np.arange(n)
+        if self._needs_tuning():
+            if n < 2:
+                raise ValueError("choosing lam/k_reg automatically needs at least 2 "
+                                 "calibration samples; pass fixed values instead.")
+            n_tune = min(n - 1, max(1, int(round(self.tune_fraction * n))))
+            perm = rng.permutation(n)
+            tune, cal = np.sort(perm[:n_tune]), np.sort(perm[n_tune:])
+            self._tune(proba[tune], labels[tune], rng, mondrian)
+        else:
+            self._set_fixed_params()
+        self.calib_labels_ = labels[cal]
+        self.calib_scores_ = self._scores(proba[cal], rng, labels=self.calib_labels_)
+        self.n_calib_ = int(cal.size)
+        self.threshold_ = thresholds_from_scores(self.calib_scores_, self.calib_labels_,
+                                                 self.alpha, K, mondrian)
+        self._warn_small(mondrian)
+        return self
+
+    def _set_fixed_params(self):
+        if self.conformity_score == "socop":
+            self.lam_ = float(self.lam)
+        elif self.conformity_score == "raps":
+            self.lam_ = float(self.lam)
+            self.k_reg_ = int(self.k_reg)
+
+    def _tune(self, proba, labels, rng, mondrian):
+        K = proba.shape[1]
+        if self.conformity_score == "socop":
+            if isinstance(self.lam, str):
+                sel = select_lambda(proba, labels, self.alpha, self.lam_grid, self.k0,
+                                    mondrian)
+                self.lam_selection_ = sel
+                self.lam_ = sel.lam
+            else:
+                self.lam_ = float(self.lam)
+            return
+        # RAPS (Angelopoulos et al. 2021): k_reg from the ranks of the true labels,
+        # lambda_R minimising the mean set size on the tuning split.
+        if isinstance(self.k_reg, str):
+            ranks = label_ranks(proba, labels).astype(float)
+            k = conformal_rank(ranks.size, self.alpha)
+            self.k_reg_ = int(K if k > ranks.size else np.sort(ranks)[k - 1])
+        else:
+            self.k_reg_ = int(self.k_reg)
+        if not isinstance(self.lam, str):
+            self.lam_ = float(self.lam)
+            return
+        grid = RAPS_LAM_GRID if self.lam_grid is None else tuple(self.lam_grid)
+        best = None
+        for lam in grid:
+            u_cal, u_set = rng.random(labels.size), rng.random(labels.size)
+            s = raps_scores(proba, labels, lam_reg=lam, k_reg=self.k_reg_,
+                            randomized=self.randomized_score, u=u_cal)
+            q = thresholds_from_scores(s, labels, self.alpha, K, mondrian)
+            full = raps_scores(proba, lam_reg=lam, k_reg=self.k_reg_,
+                               randomized=self.randomized_score, u=u_set)
+            size = float(np.mean(np.sum(full <= q[None, :], axis=1)))
+            if best is None or size < best[0]:
+                best = (size, float(lam))
+        self.lam_ = best[1]
+
+    def _warn_small(self, mondrian):
+        if mondrian:
+            counts = np.bincount(self.calib_labels_, minlength=self.classes_.size)
+            small = [self.classes_[k] for k in range(self.classes_.size)
+                     if conformal_rank(max(counts[k], 1), self.alpha) > counts[k]]
+            if small:
+                warnings.warn(f"classes {small[:10]} have too few calibration points for "
+                              f"alpha = {self.alpha}; their threshold is +inf, so they are "
+                              "in every set.", UserWarning, stacklevel=3)
+        elif conformal_rank(self.n_calib_, self.alpha) > self.n_calib_:
+            warnings.warn(f"{self.n_calib_} calibration points are too few for alpha = "
+                          f"{self.alpha} (need n >= (1 - alpha) / alpha); the threshold is "
+                          "+inf and every set is the full label set.", UserWarning,
+                          stacklevel=3)
+
+    # ------------------------------------------------------------------ scores
+    def _proba(self, X):
+        P = np.asarray(self.estimator_.predict_proba(X), dtype=np.float64)
+        est_classes = np.asarray(self.estimator_.classes_)
+        if est_classes.shape[0] != self.classes_.shape[0] or \
+                np.any(est_classes != self.classes_):
+            full = np.zeros((P.shape[0], self.classes_.size))
+            full[:, self._label_index(est_classes, "estimator classes")] = P
+            P = full
+        return check_probabilities(P, "estimator.predict_proba(X)")
+
+    def _scores(self, proba, rng, labels=None):
+        u = None
+        if self.conformity_score in ("aps", "raps") and self.randomized_score:
+            u = rng.random(proba.shape[0])
+        if self.conformity_score == "socop":
+            return socop_scores(proba, self.lam_, self.k0, labels=labels)
+        if self.conformity_score == "lac":
+            return lac_scores(proba, labels)
+        if self.conformity_score == "topk":
+            return topk_scores(proba, labels)
+        if self.conformity_score == "aps":
+            return aps_scores(proba, labels, randomized=self.randomized_score, u=u)
+        return raps_scores(proba, labels, lam_reg=self.lam_, k_reg=self.k_reg_,
+                           randomized=self.randomized_score, u=u)
+
+    def label_scores(self, X):
+        """Nonconformity score of every label, shape (n_samples, K).
+
+        Returns
+        -------
+        ndarray of shape (n_samples, K)
+        """
+        check_is_fitted(self, "threshold_")
+        return self._scores(self._proba(X), check_rng(self.random_state))
+
+    def predict_proba(self, X):
+        """Class probabilities of the base model, columns ordered as ``classes_``."""
+        check_is_fitted(self, "threshold_")
+        return self._proba(X)
+
+    def predict(self, X):
+        """Point prediction: the most probable label (ties: the first in ``classes_``)."""
+        check_is_fitted(self, "threshold_")
+        return self.classes_[np.argmax(self._proba(X), axis=1)]
+
+    def predict_set(self, X):
+        """Prediction sets as a boolean mask over ``classes_``.
+
+        Parameters
+        ----------
+        X : array-like
+            Features.
+
+        Returns
+        -------
+        ndarray of bool, shape (n_samples, K)
+            ``sets[i, k]`` is True when ``classes_[k]`` is in the set of row ``i``.
+        """
+        check_is_fitted(self, "threshold_")
+        proba = self._proba(X)
+        rng = check_rng(self.random_state)
+        if self.randomized:
+            sets = self._smoothed_sets(proba, rng)
+        elif self.conformity_score == "socop":
+            sets = socop_sets(proba, self.lam_, self.threshold_, self.k0)
+        else:
+            sets = self._scores(proba, rng) <= self.threshold_[None, :]
+        if not self.allow_empty:
+            empty = ~sets.any(axis=1)
+            if empty.any():
+                sets[np.flatnonzero(empty), np.argmax(proba[empty], axis=1)] = True
+        return sets
+
+    def _smoothed_sets(self, proba, rng):
+        scores = self._scores(proba, rng)
+        u = rng.random(proba.shape[0])
+        if self.mondrian != "class":
+            return smoothed_pvalues(scores, self.calib_scores_, u) > self.alpha
+        sets = np.ones(scores.shape, dtype=bool)
+        for k in range(self.classes_.size):
+            cal_k = self.calib_scores_[self.calib_labels_ == k]
+            if cal_k.size:
+                sets[:, k] = smoothed_pvalues(scores[:, k], cal_k, u) > self.alpha
+        return sets
+
+    # ------------------------------------------------------------------ evaluation
+    def evaluate(self, X, y):
+        """Metrics of the prediction sets on labelled data.
+
+        Returns
+        -------
+        PredictionSetResult
+        """
+        check_is_fitted(self, "threshold_")
+        y = column_or_1d(y, warn=True)
+        return evaluate_sets(self.predict_set(X), self._label_index(y), self.alpha)
+
+    def score(self, X, y, sample_weight=None):
+        """Minus the mean prediction-set size on ``(X, y)`` (larger is better).
+
+        Coverage holds for every configuration, so model selection compares
+        efficiency; see the class Notes and :func:`conformal_scorer`.
+
+        Parameters
+        ----------
+        X : array-like
+            Features.
+        y : array-like of shape (n_samples,)
+            Labels (validated; the set size does not depend on them).
+        sample_weight : array-like of shape (n_samples,), optional
+            Weights of the rows in the mean.
+
+        Returns
+        -------
+        float
+        """
+        check_is_fitted(self, "threshold_")
+        y = column_or_1d(y, warn=True)
+        self._label_index(y)
+        sizes = self.predict_set(X).sum(axis=1)
+        return -float(np.average(sizes, weights=sample_weight))
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        inner = self.estimator if self.estimator is not None else LogisticRegression()
+        tags.input_tags = get_tags(inner).input_tags
+        return tags
+
+    @classmethod
+    def _statlearn_test_instances(cls):
+        return [cls(random_state=0),
+                cls(conformity_score="aps", randomized_score=False, random_state=0)]
+
+
+def _indexable(X):
+    """``X`` in a form that row indexing accepts (CSR for sparse input)."""
+    if sp.issparse(X):
+        return X.tocsr()
+    if not hasattr(X, "__getitem__"):
+        return np.asarray(X)
+    return X
