@@ -1,0 +1,17 @@
+"""Sublinear spectral clustering oracles with a memory/time trade-off.
+
+:class:`SpectralClusteringOracle` answers "which cluster is vertex ``v``
+in?" from query access to a graph, after a preprocessing step whose memory
+is set by a batch size (Shen, Zhu, Peng, Huang, ICLR 2026).
+"""
+
+from ._graph import lazy_walk_distribution
+from ._oracle import OracleConstructionError, SpectralClusteringOracle
+from ._walks import estimate_collision_probabilities
+
+__all__ = [
+    "OracleConstructionError",
+    "SpectralClusteringOracle",
+    "estimate_collision_probabilities",
+    "lazy_walk_distribution",
+]

@@ -1,0 +1,212 @@
+"""Query access to a graph: CSR arrays or any object answering degree/neighbour queries."""
+
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+
+from statlearn.utils import check_int
+
+__all__ = ["GraphAccess", "as_graph_access", "lazy_walk_distribution"]
+
+
+@dataclass(frozen=True)
+class GraphAccess:
+    """A validated graph, seen only through degree and neighbour queries.
+
+    Either ``indptr``/``indices`` (CSR arrays, the fast path) are set, or
+    ``oracle`` is an object with ``degree(v)`` and ``neighbor(v, i)``.
+    ``max_degree`` is the ``d`` of the ``d``-bounded lazy-walk convention.
+    """
+
+    n: int
+    max_degree: int
+    indptr: np.ndarray | None = None
+    indices: np.ndarray | None = None
+    oracle: object | None = None
+
+    @property
+    def has_csr(self) -> bool:
+        return self.indptr is not None
+
+    def degree(self, v: int) -> int:
+        if self.has_csr:
+            return int(self.indptr[v + 1] - self.indptr[v])
+        return int(self.oracle.degree(int(v)))
+
+    def degrees(self, vertices) -> np.ndarray:
+        vertices = np.asarray(vertices, dtype=np.int64)
+        if self.has_csr:
+            return (self.indptr[vertices + 1] - self.indptr[vertices]).astype(np.int64)
+        return np.array([self.degree(v) for v in vertices], dtype=np.int64)
+
+    def neighbor(self, v: int, i: int) -> int:
+        if self.has_csr:
+            return int(self.indices[self.indptr[v] + i])
+        return int(self.oracle.neighbor(int(v), int(i)))
+
+
+def _n_vertices_of(obj) -> int:
+    for attr in ("n_vertices", "number_of_nodes", "n"):
+        value = getattr(obj, attr, None)
+        if value is not None:
+            value = value() if callable(value) else value
+            return check_int(value, f"graph.{attr}")
+    if hasattr(obj, "__len__"):
+        return check_int(len(obj), "len(graph)")
+    raise TypeError("a graph given as a query object must expose its number of vertices as "
+                    "'n_vertices' (attribute or method) or through len().")
+
+
+def _csr_from_sparse(A, symmetrize: bool):
+    A = sp.csr_array(A)
+    if A.ndim != 2 or A.shape[0] != A.shape[1]:
+        raise ValueError(f"graph must be a square adjacency matrix, got shape {A.shape}.")
+    A.sum_duplicates()
+    A.eliminate_zeros()
+    if not np.all(A.data == 1):
+        raise ValueError("graph must be an unweighted adjacency matrix: every stored entry "
+                         "must equal 1 (weights and multi-edges are not supported).")
+    diff = A - A.T
+    diff.eliminate_zeros()
+    if diff.nnz:
+        if not symmetrize:
+            raise ValueError("graph must be undirected (a symmetric adjacency matrix); got a "
+                             "non-symmetric one. Pass symmetrize=True to use A + A.T with "
+                             "entries set to 1.")
+        A = ((A + A.T) > 0).astype(np.int8)
+        A = sp.csr_array(A)
+    A.sort_indices()
+    idx_dtype = np.int32 if A.nnz < 2**31 - 1 and A.shape[0] < 2**31 - 1 else np.int64
+    return A.indptr.astype(idx_dtype, copy=False), A.indices.astype(idx_dtype, copy=False)
+
+
+def as_graph_access(graph, *, max_degree=None, symmetrize: bool = False) -> GraphAccess:
+    """Validate ``graph`` and wrap it for walks.
+
+    Parameters
+    ----------
+    graph : scipy.sparse matrix/array, tuple (indptr, indices) or query object
+        The undirected, unweighted graph. A query object has methods
+        ``degree(v)`` and ``neighbor(v, i)`` (the ``i``-th neighbour,
+        ``0 <= i < degree(v)``) and exposes ``n_vertices`` (or ``len``).
+    max_degree : int or None
+        ``d`` of the ``d``-bounded convention; ``None`` takes the largest
+        degree (one pass over the vertices).
+    symmetrize : bool, default=False
+        Accept a non-symmetric sparse matrix and use ``A + A.T``.
+
+    Returns
+    -------
+    GraphAccess
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp
+    >>> from statlearn.cluster._graph import as_graph_access
+    >>> g = as_graph_access(sp.csr_array([[0, 1], [1, 0]]))
+    >>> g.n, g.max_degree
+    (2, 1)
+    """
+    if not isinstance(symmetrize, bool | np.bool_):
+        raise TypeError(f"symmetrize must be a bool, got {type(symmetrize).__name__}.")
+    if sp.issparse(graph):
+        indptr, indices = _csr_from_sparse(graph, symmetrize)
+        n = indptr.shape[0] - 1
+        oracle = None
+    elif isinstance(graph, tuple):
+        if len(graph) != 2:
+            raise ValueError("graph given as a tuple must be (indptr, indices).")
+        indptr = np.asarray(graph[0])
+        indices = np.asarray(graph[1])
+        for name, arr in (("indptr", indptr), ("indices", indices)):
+            if arr.ndim != 1 or not np.issubdtype(arr.dtype, np.integer):
+                raise ValueError(f"graph {name} must be a 1-D integer array.")
+        n = indptr.shape[0] - 1
+        if n < 0 or indptr[0] != 0 or np.any(np.diff(indptr) < 0) or indptr[-1] != indices.size:
+            raise ValueError("graph indptr must start at 0, be non-decreasing and end at "
+                             "len(indices).")
+        if indices.size and (indices.min() < 0 or indices.max() >= n):
+            raise ValueError(f"graph indices must lie in [0, {n - 1}].")
+        data = np.ones(indices.size, dtype=np.int8)
+        indptr, indices = _csr_from_sparse(sp.csr_array((data, indices, indptr), shape=(n, n)),
+                                           symmetrize)
+        oracle = None
+    elif hasattr(graph, "degree") and hasattr(graph, "neighbor"):
+        n = _n_vertices_of(graph)
+        indptr = indices = None
+        oracle = graph
+    else:
+        raise TypeError("graph must be a scipy.sparse adjacency matrix, a tuple (indptr, "
+                        "indices) or an object with degree(v) and neighbor(v, i) methods; got "
+                        f"{type(graph).__name__}.")
+    if n < 2:
+        raise ValueError(f"graph must have at least 2 vertices, got {n}.")
+    if oracle is None:
+        true_max = int(np.max(np.diff(indptr)))
+    elif max_degree is None:
+        true_max = max(int(graph.degree(v)) for v in range(n))
+    else:
+        true_max = None
+    if max_degree is None:
+        d = max(true_max, 1)
+    else:
+        if isinstance(max_degree, bool) or not isinstance(max_degree, numbers.Integral):
+            raise TypeError(f"max_degree must be an integer or None, got {max_degree!r}.")
+        d = check_int(max_degree, "max_degree", low=1, high=2**31 - 1)
+        if true_max is not None and d < true_max:
+            raise ValueError(f"max_degree must be at least the largest degree {true_max}, "
+                             f"got {d}.")
+    if d >= 2**31:
+        raise ValueError(f"max_degree must be below 2**31, got {d}.")
+    return GraphAccess(n=n, max_degree=d, indptr=indptr, indices=indices, oracle=oracle)
+
+
+def lazy_walk_distribution(graph, x, walk_length, *, max_degree=None):
+    """Exact endpoint distribution ``p_x^t = W^t 1_x`` of the lazy ``d``-bounded walk.
+
+    ``W = (I + A/d) / 2`` where vertex ``v`` carries ``d - deg(v)`` self
+    loops. Costs ``t`` sparse matrix-vector products: meant for small graphs
+    and for checking the Monte Carlo estimators.
+
+    Parameters
+    ----------
+    graph : scipy.sparse matrix or tuple (indptr, indices)
+        Undirected, unweighted adjacency.
+    x : int
+        Start vertex.
+    walk_length : int
+        Number of lazy steps ``t >= 0``.
+    max_degree : int or None
+        ``d``; default the largest degree.
+
+    Returns
+    -------
+    ndarray of float64, shape (n,)
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp
+    >>> from statlearn.cluster import lazy_walk_distribution
+    >>> A = sp.csr_array([[0, 1], [1, 0]])
+    >>> lazy_walk_distribution(A, 0, 1).tolist()
+    [0.5, 0.5]
+    """
+    g = as_graph_access(graph, max_degree=max_degree)
+    if not g.has_csr:
+        raise TypeError("lazy_walk_distribution needs the graph as a sparse matrix or CSR tuple.")
+    x = check_int(x, "x")
+    if not 0 <= x < g.n:
+        raise IndexError(f"x must be a vertex in [0, {g.n - 1}], got {x}.")
+    t = check_int(walk_length, "walk_length", low=0)
+    A = sp.csr_array((np.ones(g.indices.size), g.indices, g.indptr), shape=(g.n, g.n))
+    d = float(g.max_degree)
+    stay = 0.5 + (d - np.diff(g.indptr)) / (2 * d)
+    p = np.zeros(g.n)
+    p[x] = 1.0
+    for _ in range(t):
+        p = stay * p + (A @ p) / (2 * d)
+    return p

@@ -1,0 +1,611 @@
+"""The sublinear spectral clustering oracle with a memory/time trade-off."""
+
+from __future__ import annotations
+
+import math
+import numbers
+import warnings
+from dataclasses import replace
+
+import numpy as np
+
+from statlearn.utils import check_int, check_option, spawn_seeds
+
+from ._graph import as_graph_access
+from ._params import ParamsMixin, WORDS_PER_ENDPOINT, memory_layout, resolve
+from ._walks import BACKENDS, _vertices, base_words, collision_counts, derive_keys
+
+__all__ = ["OracleConstructionError", "SpectralClusteringOracle"]
+
+_EIG_TOL = 1e-8
+_PHASES = ("landmarks", "walk_length", "gram", "clusters", "queries")
+
+
+class OracleConstructionError(RuntimeError):
+    """The similarity graph on the cluster landmarks did not have ``n_clusters`` components.
+
+    The paper reports these runs as "construction failed": too few walks
+    (estimates too noisy), a walk length that leaks across clusters or does
+    not mix inside them, or ``n_clusters`` not matching the graph.
+    """
+
+
+def default_walk_length_candidates(n: int) -> tuple:
+    """Powers of two from 4 up to ``max(16, 8 ln n)`` (``n = 3000``: 4..64)."""
+    top = max(16, 8 * math.log(n))
+    out, t = [], 4
+    while t <= top:
+        out.append(t)
+        t *= 2
+    return tuple(out)
+
+
+class SpectralClusteringOracle(ParamsMixin):
+    """Sublinear spectral clustering oracle with little memory (Shen, Zhu, Peng, Huang 2026).
+
+    Built from query access to a graph (degree and neighbour queries), the
+    oracle samples landmark vertices, estimates the collision probabilities
+    of lazy random walks between them, and keeps a small structure ``D``
+    (landmarks, the ``s x s`` matrix ``psi_`` and labelled cluster
+    landmarks). It then answers :meth:`which_cluster` for any vertex in time
+    sublinear in ``n``, without reading the whole graph. Collision
+    probabilities are estimated batch by batch: ``batch_size`` sets the
+    memory, ``n_walks`` (default ``4 n / batch_size``) the accuracy, so
+    memory ``S`` and walk steps per query ``T`` trade off with ``S * T``
+    roughly constant times ``n``.
+
+    This is not a scikit-learn estimator: :meth:`fit` takes a graph (query
+    access to an adjacency structure), not a feature matrix ``X``, and
+    :meth:`predict` takes vertex ids, so scikit-learn's estimator checks do not
+    apply. It still stores its constructor arguments unchanged and offers
+    ``get_params``/``set_params``, so :func:`sklearn.base.clone` and pickling work.
+
+    Parameters
+    ----------
+    n_clusters : int, default=2
+        ``k``, the number of clusters.
+    walk_length : int or "auto", default="auto"
+        ``t``, steps of each lazy walk. ``"auto"`` picks, among
+        ``walk_length_candidates``, the ``t`` whose landmark Gram matrix has
+        the largest eigen-gap ratio ``sigma_k / sigma_{k+1}`` (see Notes).
+    walk_length_candidates : sequence of int or None
+        Candidates for ``"auto"``; default powers of two from 4 to
+        ``max(16, 8 ln n)``.
+    batch_size : int or None
+        ``b``, walks per batch: the memory knob. Default ``ceil(sqrt(n))``,
+        or derived from ``memory_budget``; clamped to ``n_walks``.
+    memory_budget : int or None
+        Words available to build ``D``; sets ``batch_size`` to the largest
+        value with ``peak_memory_words_ <= memory_budget`` (in ``mode="prior"``
+        it sets ``n_walks``). Give at most one of ``batch_size`` and
+        ``memory_budget``.
+    n_walks : int or None
+        ``R``, walks per side of each estimate, rounded up to a multiple of
+        ``batch_size``. Default ``max(b, ceil(4 n / b))`` (``ceil(sqrt(4 n))``
+        in prior mode), so that every estimate compares about ``4 n`` walk
+        pairs whatever ``b``.
+    n_landmarks : int or None
+        ``s``; default ``ceil(10 k ln(k+1) + 20)``.
+    n_cluster_landmarks : int or None
+        ``s'``; default ``ceil(10 k ln(k+1) / balance)``.
+    n_repeats : int or None
+        Independent estimates per entry, combined by their median; default
+        ``ceil(log2(n)/2)``, at least 3, rounded up to odd.
+    threshold : float or None
+        ``theta``: cluster landmarks ``u, v`` are joined when their estimated
+        dot product is at least ``theta``; a query vertex whose best dot
+        product is below it gets ``outlier_label``. Default
+        ``threshold_scale * balance * k / n``.
+    threshold_scale : float, default=0.5
+        Used when ``threshold`` is None.
+    balance : float, default=1.0
+        ``gamma`` in ``(0, 1]``, lower bound on ``|C_i| k / n``.
+    max_degree : int or None
+        ``d`` of the ``d``-bounded convention (vertex ``v`` gets
+        ``d - deg(v)`` self-loops); default the largest degree.
+    mode : {"batched", "prior"}, default="batched"
+        ``"prior"`` reproduces the earlier oracles (Gluch et al. 2021; Shen
+        & Peng 2023): every estimate stores all ``n_walks`` endpoints of both
+        walks sets (memory ``2 R``).
+    outlier_label : int, default=-1
+        Label of vertices close to no cluster.
+    max_retries : int, default=0
+        Resample the landmarks this many times when construction fails.
+    symmetrize : bool, default=False
+        Accept a directed (non-symmetric) adjacency and use ``A + A^T``.
+    backend : {"numba", "numpy", "cupy"}, default="numba"
+        Walk engine: Numba kernels over CSR arrays, or the batched array-API
+        path on NumPy or CuPy (GPU). Identical results.
+    n_jobs : int or None
+        Numba threads. Results do not depend on it.
+    random_state : None, int or SeedSequence
+        Seed. Each estimate derives its own keys from it and the ids of its
+        vertices, so answers do not depend on order, batching or threads.
+
+    Attributes
+    ----------
+    n_vertices_, max_degree_ : int
+        ``n`` and ``d``.
+    walk_length_ : int or None
+        ``t`` used (``None`` when ``n_clusters == 1``).
+    walk_length_scores_ : dict
+        Eigen-gap ratio per candidate (empty unless ``walk_length="auto"``).
+    batch_size_, n_walks_, n_batches_, n_repeats_ : int
+        ``b``, ``R`` (a multiple of ``b``), ``R / b`` and the median size.
+    landmarks_ : ndarray of shape (s,)
+        Landmark vertices ``I_S``.
+    cluster_landmarks_ : ndarray of shape (s',)
+        Vertices of the similarity graph ``H``.
+    landmark_labels_ : ndarray of shape (s',)
+        Cluster of each cluster landmark (components of ``H`` ordered by
+        their first landmark).
+    psi_ : ndarray of shape (s, s)
+        ``(n/s) W_k Sigma_k^{-2} W_k^T`` from the eigendecomposition
+        ``(n/s) G = W Sigma W^T`` of the landmark Gram matrix ``G``.
+    gram_eigenvalues_ : ndarray of shape (s,)
+        Eigenvalues of ``(n/s) G``, descending.
+    eigengap_ : float
+        ``sigma_k / sigma_{k+1}``.
+    threshold_ : float
+        ``theta`` used.
+    peak_memory_words_ : int
+        Words held at once while building ``D``, counted by the algorithm
+        (sequential execution; see Notes).
+    walk_buffer_words_ : int
+        The part of it that holds walks: ``b + 2`` (``2 R + 1`` in prior mode).
+    walk_steps_fit_ : int
+        Lazy-walk steps spent building ``D``.
+    walk_steps_per_query_ : int
+        Steps per :meth:`which_cluster` call (``2 s R t n_repeats``).
+    query_memory_words_ : int
+        Words a query needs on top of ``D``.
+    n_attempts_ : int
+        Constructions tried (``1 + retries used``).
+
+    Notes
+    -----
+    Steps (spec A1-A6): sample ``s`` landmarks; estimate their Gram matrix of
+    collision probabilities ``G_ij = <p^t_{s_i}, p^t_{s_j}>`` (median of
+    ``n_repeats`` batched estimates); ``psi_`` from the top ``k``
+    eigenpairs of ``(n/s) G``; estimate ``alpha_u`` (collision
+    probabilities with the landmarks) for ``s'`` cluster landmarks; join
+    ``u, v`` when ``alpha_u^T psi_ alpha_v >= theta``; construction succeeds
+    when this graph has exactly ``k`` components. A query ``x`` computes
+    ``alpha_x`` and returns the component of the cluster landmark with the
+    largest ``alpha_x^T psi_ alpha_u``. Collision estimates use two
+    independent walk sets, so self-collisions (``x = y``) are unbiased.
+
+    *Memory.* ``peak_memory_words_`` counts what the sequential algorithm
+    holds: ``b`` endpoints of the ``x`` walks of the current batch (sorted),
+    the current ``y`` walk and a counter (the ``y`` walks are streamed), plus
+    ``s**2 + s*s' + O(s + s')`` words for the landmark structures; so
+    ``memory_budget`` gives ``b = budget - s**2 - s*s' - O(s + s')``. The
+    Numba and array-API engines run many estimates in parallel for speed,
+    which multiplies the walk buffer by the number of estimates in flight;
+    the counter reports the algorithm, as in the paper's experiments.
+
+    *Walk length.* The theory's ``t >= 20 ln n / phi**2`` assumes a huge
+    conductance gap; on ordinary clusterable graphs it lets walks leak
+    between clusters and construction fails (on the paper's SBM, ``t = 65``
+    fails while ``t = 10..20`` works). ``walk_length="auto"`` estimates
+    ``G`` for each candidate ``t`` on the same landmarks and keeps the
+    ``t`` with the largest ``sigma_k / sigma_{k+1}`` of ``(n/s) G``: short
+    walks that have not mixed inside the clusters inflate ``sigma_{k+1}``
+    (concentrated walk distributions), long walks shrink ``sigma_k`` into the
+    estimation noise. Candidates are tried in increasing order with
+    ``min(n_repeats, 3)`` repeats, stopping at the first decrease once a
+    ratio of at least 2 was seen; the Gram matrix is then estimated again at
+    the chosen ``t`` with all repeats (memory stays ``s**2``).
+
+    *Resolved ambiguities.* Theory needs ``epsilon / phi**2`` very small (about
+    ``1e-5``); this is documented, never enforced. A query close to no
+    cluster gets ``outlier_label`` (``predict(..., force=True)`` returns the
+    arg-max). Landmarks of degree 0 are resampled. Default threshold
+    ``0.5 gamma k / n``.
+
+    References
+    ----------
+    .. [1] R. Shen, X. Zhu, P. Peng, Z. Huang. Sublinear spectral clustering
+       oracle with little memory. ICLR 2026 (OpenReview 0GpolO2auw).
+    .. [2] R. Shen, P. Peng. A sublinear-time spectral clustering oracle with
+       improved preprocessing time. NeurIPS 2023 (arXiv:2310.17878).
+    .. [3] G. Gluch, M. Kapralov, S. Lattanzi, A. Mousavifar, C. Sohler.
+       Spectral clustering oracles in sublinear time. SODA 2021.
+
+    Examples
+    --------
+    >>> from statlearn.cluster import SpectralClusteringOracle
+    >>> from statlearn.datasets import make_planted_expanders
+    >>> A, y = make_planted_expanders([300, 300], 10, n_bridges=10, random_state=0)
+    >>> oracle = SpectralClusteringOracle(2, walk_length=8, random_state=0).fit(A)
+    >>> labels = oracle.predict([0, 1, 2, 400, 500])
+    >>> bool(labels[0] == labels[1] == labels[2] != labels[3] == labels[4])
+    True
+    >>> oracle.peak_memory_words_ < 10_000
+    True
+    """
+
+    def __init__(self, n_clusters=2, *, walk_length="auto", walk_length_candidates=None,
+                 batch_size=None, memory_budget=None, n_walks=None, n_landmarks=None,
+                 n_cluster_landmarks=None, n_repeats=None, threshold=None,
+                 threshold_scale=0.5, balance=1.0, max_degree=None, mode="batched",
+                 outlier_label=-1, max_retries=0, symmetrize=False, backend="numba",
+                 n_jobs=None, random_state=None):
+        self.n_clusters = n_clusters
+        self.walk_length = walk_length
+        self.walk_length_candidates = walk_length_candidates
+        self.batch_size = batch_size
+        self.memory_budget = memory_budget
+        self.n_walks = n_walks
+        self.n_landmarks = n_landmarks
+        self.n_cluster_landmarks = n_cluster_landmarks
+        self.n_repeats = n_repeats
+        self.threshold = threshold
+        self.threshold_scale = threshold_scale
+        self.balance = balance
+        self.max_degree = max_degree
+        self.mode = mode
+        self.outlier_label = outlier_label
+        self.max_retries = max_retries
+        self.symmetrize = symmetrize
+        self.backend = backend
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+
+    # ------------------------------------------------------------------ helpers
+    def _estimates(self, xs, ys, ids, base, t, p=None):
+        """Median-over-repeats estimates; ``ids`` (n_pairs, m) name each pair."""
+        p = p or self._p
+        reps = p.reps
+        n_pairs = len(xs)
+        rep = np.repeat(np.arange(reps), n_pairs)
+        all_ids = np.column_stack([np.tile(np.asarray(ids, dtype=np.int64).reshape(n_pairs, -1),
+                                           (reps, 1)), rep])
+        keys = derive_keys(base, all_ids)
+        counts = collision_counts(self._g, np.tile(xs, reps), np.tile(ys, reps), keys, [t],
+                                  p.n_batches, p.batch_size, backend=self.backend,
+                                  n_jobs=self.n_jobs, prior=p.prior)
+        z = counts[:, 0].reshape(reps, n_pairs) / (p.n_batches * p.batch_size ** 2)
+        return np.median(z, axis=0)
+
+    def _gram(self, landmarks, base, t, p=None):
+        s = landmarks.size
+        iu, ju = np.triu_indices(s)
+        z = self._estimates(landmarks[iu], landmarks[ju], np.column_stack([iu, ju]), base, t, p)
+        G = np.zeros((s, s))
+        G[iu, ju] = z
+        G[ju, iu] = z
+        return G
+
+    def _sample_landmarks(self, rng, size):
+        g = self._g
+        out = rng.integers(0, g.n, size=size)
+        for _ in range(1000):
+            bad = np.flatnonzero(g.degrees(out) == 0)
+            if bad.size == 0:
+                return out.astype(np.int64)
+            out[bad] = rng.integers(0, g.n, size=bad.size)
+        raise ValueError("graph has (almost) only isolated vertices: could not sample "
+                         "landmarks of positive degree.")
+
+    def _validate(self):
+        check_option(self.mode, "mode", ["batched", "prior"])
+        check_option(self.backend, "backend", list(BACKENDS))
+        if isinstance(self.outlier_label, bool) or not isinstance(self.outlier_label,
+                                                                  numbers.Integral):
+            raise TypeError(f"outlier_label must be an integer, got {self.outlier_label!r}.")
+        check_int(self.max_retries, "max_retries", low=0)
+        if self.n_jobs is not None:
+            check_int(self.n_jobs, "n_jobs", low=1)
+        wl = self.walk_length
+        if isinstance(wl, str):
+            check_option(wl, "walk_length", ["auto"])
+        else:
+            check_int(wl, "walk_length", low=1)
+            if wl > 10**4:
+                warnings.warn(f"walk_length={wl} is very long (> 1e4 steps per walk).",
+                              UserWarning, stacklevel=3)
+
+    def _candidates(self, n):
+        if self.walk_length != "auto":
+            return ()
+        cands = self.walk_length_candidates
+        if cands is None:
+            return default_walk_length_candidates(n)
+        if isinstance(cands, str | bytes) or not hasattr(cands, "__iter__"):
+            raise TypeError("walk_length_candidates must be a sequence of positive ints.")
+        out = tuple(sorted({check_int(c, "walk_length_candidates", low=1) for c in cands}))
+        if not out:
+            raise ValueError("walk_length_candidates must not be empty.")
+        return out
+
+    # ------------------------------------------------------------------ fit
+    def fit(self, graph, y=None):
+        """Build the oracle's data structure ``D`` from query access to ``graph``.
+
+        Parameters
+        ----------
+        graph : scipy.sparse matrix, tuple (indptr, indices) or query object
+            Undirected, unweighted graph: a sparse adjacency matrix (entries 1),
+            CSR arrays, or any object with ``degree(v)``, ``neighbor(v, i)``
+            and ``n_vertices`` (pure-Python walks: small graphs only).
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self
+
+        Raises
+        ------
+        OracleConstructionError
+            The similarity graph did not have ``n_clusters`` components in any
+            of the ``1 + max_retries`` attempts.
+        """
+        self._validate()
+        self._g = as_graph_access(graph, max_degree=self.max_degree, symmetrize=self.symmetrize)
+        g = self._g
+        cands = self._candidates(g.n)
+        p = resolve(self, g.n, len(cands))
+        self._p = p
+        self.n_vertices_ = g.n
+        self.max_degree_ = g.max_degree
+        self.batch_size_ = p.batch_size
+        self.n_walks_ = p.n_walks
+        self.n_batches_ = p.n_batches
+        self.n_repeats_ = p.reps
+        self.threshold_ = p.threshold
+        self.walk_buffer_words_ = p.buffer_words
+        self.walk_length_scores_ = {}
+        if p.k == 1:
+            self.walk_length_ = None if self.walk_length == "auto" else int(self.walk_length)
+            empty = np.zeros(0, dtype=np.int64)
+            self.landmarks_ = self.cluster_landmarks_ = self.landmark_labels_ = empty
+            self.psi_ = np.zeros((0, 0))
+            self.gram_eigenvalues_ = np.zeros(0)
+            self.eigengap_ = math.inf
+            self.peak_memory_words_ = 0
+            self.walk_steps_fit_ = self.walk_steps_per_query_ = self.query_memory_words_ = 0
+            self.n_attempts_ = 1
+            return self
+        if g.indices is not None and g.indices.size == 0:
+            raise ValueError("graph has no edges; with n_clusters > 1 there is nothing to "
+                             "cluster.")
+        with_walks, without = memory_layout(p.s, p.sc, p.k, p.reps, len(cands))
+        self.peak_memory_words_ = max(with_walks + p.buffer_words, without)
+        self.query_memory_words_ = p.s + p.sc + p.reps + p.buffer_words
+        root = spawn_seeds(self.random_state, self.max_retries + 1)
+        last_error = None
+        for attempt, seed in enumerate(root):
+            self.n_attempts_ = attempt + 1
+            try:
+                self._construct(seed, cands)
+                return self
+            except OracleConstructionError as exc:
+                last_error = exc
+        raise last_error
+
+    def _construct(self, seed, cands):
+        g, p = self._g, self._p
+        seeds = dict(zip(_PHASES, seed.spawn(len(_PHASES))))
+        rng = np.random.default_rng(seeds["landmarks"])
+        landmarks = self._sample_landmarks(rng, p.s)
+        cluster_landmarks = self._sample_landmarks(rng, p.sc)
+        per_estimate = 2 * p.n_walks
+        steps = 0
+        scores = {}
+        if cands:
+            t, scores, sel_steps = self._select_walk_length(landmarks, seeds["walk_length"],
+                                                            cands)
+            steps += sel_steps
+        else:
+            t = int(self.walk_length)
+        self.walk_length_ = t
+        self.walk_length_scores_ = scores
+        G = self._gram(landmarks, base_words(seeds["gram"]), t)
+        steps += p.reps * (p.s * (p.s + 1) // 2) * per_estimate * t
+        vals, vecs = np.linalg.eigh(g.n / p.s * G)
+        vals, vecs = vals[::-1], vecs[:, ::-1]
+        self.gram_eigenvalues_ = vals
+        self.landmarks_ = landmarks
+        self.cluster_landmarks_ = cluster_landmarks
+        if not vals[0] > 0 or vals[p.k - 1] <= _EIG_TOL * vals[0]:
+            raise OracleConstructionError(
+                f"the {p.k}-th eigenvalue of the landmark Gram matrix is not positive "
+                f"(eigenvalues {np.round(vals[:p.k + 1], 6).tolist()}): n_clusters too large "
+                f"or the walks of length {t} do not separate clusters.")
+        self.eigengap_ = _gap_ratio(vals, p.k)
+        if self.eigengap_ < 2:
+            warnings.warn(f"small eigen-gap sigma_k/sigma_(k+1) = {self.eigengap_:.3g} < 2 in "
+                          "the landmark Gram matrix: Psi is ill-conditioned; check n_clusters "
+                          "and walk_length.", UserWarning, stacklevel=3)
+        wk = vecs[:, :p.k]
+        self.psi_ = (g.n / p.s) * (wk / vals[:p.k] ** 2) @ wk.T
+        # cluster landmarks: alpha_u for every u in S'
+        iu = np.repeat(np.arange(p.sc), p.s)
+        jl = np.tile(np.arange(p.s), p.sc)
+        alpha = self._estimates(cluster_landmarks[iu], landmarks[jl], np.column_stack([iu, jl]),
+                                base_words(seeds["clusters"]), t).reshape(p.sc, p.s)
+        steps += p.reps * p.sc * p.s * per_estimate * t
+        self._alpha_cluster = alpha
+        self.walk_steps_fit_ = int(steps)
+        self.walk_steps_per_query_ = int(p.reps * p.s * per_estimate * t)
+        self._query_base = base_words(seeds["queries"])
+        labels, n_comp = _similarity_components(alpha, self.psi_, p.threshold)
+        self.landmark_labels_ = labels
+        if n_comp != p.k:
+            hint = (" (fewer than n_clusters: the threshold may exceed 1/|C_max|; with "
+                    "unbalanced clusters lower balance or threshold)") if n_comp < p.k else ""
+            raise OracleConstructionError(
+                f"the similarity graph on {p.sc} cluster landmarks has {n_comp} connected "
+                f"components, expected n_clusters={p.k}{hint}.")
+
+    def _select_walk_length(self, landmarks, seed, cands):
+        """Eigen-gap rule: the candidate ``t`` maximising ``sigma_k / sigma_(k+1)``.
+
+        Candidates are tried in increasing order with ``min(n_repeats, 3)``
+        repeats; the search stops at the first decrease once a ratio of at
+        least 2 has been seen (longer walks only lose signal).
+        """
+        g, p = self._g, self._p
+        sel = replace(p, reps=min(p.reps, 3))
+        base = base_words(seed)
+        scores, steps = {}, 0
+        for t in cands:
+            G = self._gram(landmarks, base, t, sel)
+            steps += sel.reps * (p.s * (p.s + 1) // 2) * 2 * p.n_walks * t
+            scores[t] = _gap_ratio(np.linalg.eigvalsh(g.n / p.s * G)[::-1], p.k)
+            best = max(scores.values())
+            if best >= 2 and scores[t] < best:
+                break
+        t = max(scores, key=lambda c: (scores[c], -c))
+        return t, scores, steps
+
+    # ------------------------------------------------------------------ queries
+    def _alpha(self, vertices):
+        p = self._p
+        q = vertices.size
+        xs = np.repeat(vertices, p.s)
+        jl = np.tile(np.arange(p.s), q)
+        z = self._estimates(xs, self.landmarks_[jl], np.column_stack([xs, jl]),
+                            self._query_base, self.walk_length_)
+        return z.reshape(q, p.s)
+
+    def _check_vertices(self, vertices, name="vertices"):
+        self._check_fitted()
+        arr = np.asarray(vertices)
+        if arr.ndim != 1:
+            raise ValueError(f"{name} must be a 1-D array of vertex ids, got shape {arr.shape}.")
+        return _vertices(arr, name, self.n_vertices_)
+
+    def embedding_dots(self, vertices):
+        """Estimated ``<f_x, f_u>`` of each vertex with each cluster landmark.
+
+        Parameters
+        ----------
+        vertices : array-like of int, shape (q,)
+
+        Returns
+        -------
+        ndarray of shape (q, s')
+        """
+        v = self._check_vertices(vertices)
+        if self._p.k == 1:
+            raise ValueError("embedding_dots needs the Psi matrix, which is not built when "
+                             "n_clusters=1.")
+        return self._alpha(v) @ self.psi_ @ self._alpha_cluster.T
+
+    def predict(self, vertices, *, force=False):
+        """Cluster of each vertex (``WhichCluster``), ``outlier_label`` if none is close.
+
+        Parameters
+        ----------
+        vertices : array-like of int, shape (q,)
+            Vertex ids in ``[0, n)``.
+        force : bool, default=False
+            Return the best cluster even when its dot product is below
+            ``threshold_`` (no outliers).
+
+        Returns
+        -------
+        ndarray of int64, shape (q,)
+        """
+        v = self._check_vertices(vertices)
+        if self._p.k == 1:
+            return np.zeros(v.size, dtype=np.int64)
+        dots = self._alpha(v) @ self.psi_ @ self._alpha_cluster.T
+        k = self._p.k
+        best = np.full((v.size, k), -np.inf)
+        for c in range(k):
+            best[:, c] = dots[:, self.landmark_labels_ == c].max(axis=1)
+        label = np.argmax(best, axis=1).astype(np.int64)
+        if not force:
+            label[best.max(axis=1) < self.threshold_] = int(self.outlier_label)
+        return label
+
+    def which_cluster(self, v, *, force=False):
+        """Cluster of one vertex (see :meth:`predict`).
+
+        Parameters
+        ----------
+        v : int
+            Vertex id.
+        force : bool, default=False
+            No outlier label.
+
+        Returns
+        -------
+        int
+        """
+        if isinstance(v, bool) or not isinstance(v, numbers.Integral):
+            raise TypeError(f"v must be an integer vertex id, got {v!r}.")
+        return int(self.predict(np.array([v]), force=force)[0])
+
+    def dot(self, x, y):
+        """Estimate of the spectral dot product ``<f_x, f_y>`` (``QueryDot``).
+
+        Parameters
+        ----------
+        x, y : int
+            Vertex ids.
+
+        Returns
+        -------
+        float
+        """
+        for name, val in (("x", x), ("y", y)):
+            if isinstance(val, bool) or not isinstance(val, numbers.Integral):
+                raise TypeError(f"{name} must be an integer vertex id, got {val!r}.")
+        v = self._check_vertices(np.array([x, y]))
+        if self._p.k == 1:
+            raise ValueError("dot needs the Psi matrix, which is not built when n_clusters=1.")
+        a = self._alpha(v)
+        return float(a[0] @ self.psi_ @ a[1])
+
+    def fit_predict(self, graph, y=None):
+        """Fit, then label every vertex (``O(n T)``: for evaluation, defeats sublinearity).
+
+        Parameters
+        ----------
+        graph : scipy.sparse matrix, tuple (indptr, indices) or query object
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        ndarray of int64, shape (n,)
+        """
+        self.fit(graph)
+        return self.predict(np.arange(self.n_vertices_))
+
+
+def _gap_ratio(eigenvalues, k):
+    """``sigma_k / sigma_{k+1}`` (``inf`` when ``sigma_{k+1} <= 0 < sigma_k``)."""
+    a, b = float(eigenvalues[k - 1]), float(eigenvalues[k]) if eigenvalues.size > k else 0.0
+    if a <= 0:
+        return 0.0
+    return a / b if b > 0 else math.inf
+
+
+def _similarity_components(alpha, psi, threshold):
+    """Components of ``H`` (edge iff ``alpha_u psi alpha_v >= threshold``), one row at a time."""
+    sc = alpha.shape[0]
+    parent = np.arange(sc)
+
+    def find(i):
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for i in range(sc):
+        row = alpha[i + 1:] @ (psi @ alpha[i])
+        for j in np.flatnonzero(row >= threshold) + i + 1:
+            ri, rj = find(i), find(j)
+            if ri != rj:
+                parent[max(ri, rj)] = min(ri, rj)
+    roots = np.array([find(i) for i in range(sc)])
+    # order components by their smallest member (roots are minima by construction)
+    uniq = np.unique(roots)
+    labels = np.searchsorted(uniq, roots).astype(np.int64)
+    return labels, uniq.size

@@ -1,0 +1,193 @@
+"""Parameter resolution and memory accounting for the clustering oracle."""
+
+from __future__ import annotations
+
+import math
+import numbers
+from dataclasses import dataclass
+
+import numpy as np
+from sklearn.exceptions import NotFittedError
+
+from statlearn.utils import check_int
+
+__all__ = ["ParamsMixin", "default_n_repeats", "memory_layout", "Resolved"]
+
+#: words per buffered walk endpoint in the batched estimator (a bare endpoint list)
+WORDS_PER_ENDPOINT = 1
+
+
+def default_n_repeats(n: int) -> int:
+    """``ceil(log2(n)/2)``, at least 3, rounded up to odd (``n = 3000`` gives 7)."""
+    r = max(3, math.ceil(math.log2(max(n, 2)) / 2))
+    return r if r % 2 else r + 1
+
+
+def memory_layout(s: int, sc: int, k: int, reps: int, n_candidates: int = 0):
+    """Words held in each phase of the construction, split as ``(with_walks, without)``.
+
+    The construction holds the walk buffer only in the phases that run walks;
+    with ``buffer`` words of walk buffer the peak is
+    ``max(with_walks + buffer, without)``. Phases (sequential algorithm):
+
+    * walk-length selection: landmark lists ``s + sc``, Gram ``s**2``, its
+      eigenvalues ``s``, candidate scores, median buffer ``reps``;
+    * Gram matrix: ``s + sc + s**2 + reps``;
+    * eigendecomposition (in place) and Psi: ``s + sc + s**2 + s*k + k``;
+    * cluster-landmark cache: ``s + sc + s**2 (Psi) + s*sc + reps``;
+    * similarity graph, one row at a time with union-find:
+      ``s + sc + s**2 + s*sc + 2*sc``.
+    """
+    base = s + sc + s * s
+    with_walks = max(base + s + n_candidates + reps if n_candidates else 0,
+                     base + reps,
+                     base + s * sc + reps)
+    without = max(base + s * k + k, base + s * sc + 2 * sc)
+    return with_walks, without
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """Parameters after defaults (all plain ints / floats)."""
+
+    n: int
+    k: int
+    s: int
+    sc: int
+    reps: int
+    batch_size: int
+    n_walks: int
+    n_batches: int
+    buffer_words: int
+    threshold: float
+    prior: bool
+
+
+def _opt_int(value, name, low):
+    if value is None:
+        return None
+    return check_int(value, name, low=low)
+
+
+def resolve(est, n: int, n_candidates: int) -> Resolved:
+    """Resolve the oracle's defaults for a graph with ``n`` vertices (spec section 4)."""
+    k = check_int(est.n_clusters, "n_clusters", low=1)
+    if k > n:
+        raise ValueError(f"n_clusters must be at most the number of vertices {n}, got {k}.")
+    gamma = est.balance
+    if isinstance(gamma, bool) or not isinstance(gamma, numbers.Real) or not 0 < gamma <= 1:
+        raise ValueError(f"balance must be a real in (0, 1], got {gamma!r}.")
+    s = _opt_int(est.n_landmarks, "n_landmarks", 1)
+    if s is None:
+        s = math.ceil(10 * k * math.log(k + 1) + 20)
+    sc = _opt_int(est.n_cluster_landmarks, "n_cluster_landmarks", 1)
+    if sc is None:
+        sc = math.ceil(10 * k * math.log(k + 1) / gamma)
+    if k > 1 and k >= s:
+        raise ValueError(f"n_clusters must be below n_landmarks={s}, got {k}.")
+    reps = _opt_int(est.n_repeats, "n_repeats", 1)
+    if reps is None:
+        reps = default_n_repeats(n)
+    prior = est.mode == "prior"
+    if est.batch_size is not None and est.memory_budget is not None:
+        raise ValueError("give at most one of batch_size and memory_budget.")
+    if prior and est.batch_size is not None:
+        raise ValueError("batch_size is not used with mode='prior' (it stores all n_walks "
+                         "endpoints); set n_walks or memory_budget instead.")
+    b = _opt_int(est.batch_size, "batch_size", 1)
+    r = _opt_int(est.n_walks, "n_walks", 1)
+    budget = _opt_int(est.memory_budget, "memory_budget", 1)
+    if budget is not None:
+        with_walks, without = memory_layout(s, sc, k, reps, n_candidates)
+        free = budget - with_walks
+        need = 3 if prior else 1 + 2
+        if free < need or without > budget:
+            raise ValueError(
+                f"memory_budget={budget} words is too small: the landmark structures alone "
+                f"need {max(with_walks + need, without)} words (n_landmarks={s}, "
+                f"n_cluster_landmarks={sc}, n_repeats={reps}).")
+        if prior:
+            r_budget = (free - 1) // 2
+            if r is not None and r > r_budget:
+                raise ValueError(f"n_walks={r} needs {2 * r + 1} buffer words in mode='prior', "
+                                 f"but memory_budget leaves {free}.")
+            r = r if r is not None else r_budget
+        else:
+            b = free - 2
+    if prior:
+        if r is None:
+            r = math.ceil(math.sqrt(4 * n))
+        b = r
+    else:
+        if b is None:
+            b = math.ceil(math.sqrt(n))
+        if r is None:
+            r = max(b, math.ceil(4 * n / b))
+        b = min(b, r)
+    n_batches = -(-r // b)
+    if 2 * n_batches * b >= 2**32:
+        raise ValueError("n_walks is too large: 2 * n_walks must stay below 2**32.")
+    buffer_words = 2 * b + 1 if prior else WORDS_PER_ENDPOINT * b + 2
+    if est.threshold is None:
+        scale = est.threshold_scale
+        if isinstance(scale, bool) or not isinstance(scale, numbers.Real) or not scale > 0:
+            raise ValueError(f"threshold_scale must be a positive real, got {scale!r}.")
+        theta = float(scale) * gamma * k / n
+    else:
+        theta = est.threshold
+        if isinstance(theta, bool) or not isinstance(theta, numbers.Real) or not np.isfinite(
+                theta):
+            raise TypeError(f"threshold must be a finite real or None, got {theta!r}.")
+        theta = float(theta)
+    return Resolved(n=n, k=k, s=s, sc=sc, reps=reps, batch_size=b, n_walks=n_batches * b,
+                    n_batches=n_batches, buffer_words=buffer_words, threshold=theta,
+                    prior=prior)
+
+
+class ParamsMixin:
+    """``get_params`` / ``set_params`` / ``repr`` from the ``__init__`` signature.
+
+    Gives ``clone``, ``GridSearchCV``-style parameter handling and pickling to a
+    class that is not a scikit-learn estimator (it is not fitted on ``X``).
+    """
+
+    @classmethod
+    def _get_param_names(cls):
+        import inspect
+
+        sig = inspect.signature(cls.__init__)
+        return sorted(p.name for p in sig.parameters.values()
+                      if p.name != "self" and p.kind != p.VAR_KEYWORD)
+
+    def get_params(self, deep=True):
+        """Constructor parameters as a dict."""
+        return {name: getattr(self, name) for name in self._get_param_names()}
+
+    def set_params(self, **params):
+        """Set constructor parameters; unknown names raise ``ValueError``."""
+        valid = self._get_param_names()
+        for key, value in params.items():
+            if key not in valid:
+                raise ValueError(f"invalid parameter {key!r} for {type(self).__name__}; "
+                                 f"valid parameters are {valid}.")
+            setattr(self, key, value)
+        return self
+
+    def __repr__(self):
+        import inspect
+
+        sig = inspect.signature(type(self).__init__)
+        parts = []
+        for name, p in sig.parameters.items():
+            if name == "self":
+                continue
+            value = getattr(self, name)
+            if p.default is inspect.Parameter.empty or value is not p.default and (
+                    value != p.default if not isinstance(value, np.ndarray) else True):
+                parts.append(f"{name}={value!r}")
+        return f"{type(self).__name__}({', '.join(parts)})"
+
+    def _check_fitted(self):
+        if not hasattr(self, "n_vertices_"):
+            raise NotFittedError(f"this {type(self).__name__} instance is not fitted yet; call "
+                                 "fit(graph) first.")

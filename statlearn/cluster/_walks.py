@@ -1,0 +1,386 @@
+"""Batched collision estimates (``EstRWDot``) on every backend.
+
+Three ways to run the same walks (bit-identical, see :mod:`._kernels`):
+
+* ``"numba"``: the parallel kernels over CSR arrays (NumPy input);
+* ``"numpy"`` / ``"cupy"``: a vectorised array-API path that runs many
+  walks at once (the CuPy path for GPUs; with NumPy it is the reference the
+  kernels are tested against);
+* a pure-Python loop for graphs given as query objects
+  (``degree(v)``, ``neighbor(v, i)``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from statlearn.utils import (
+    check_int,
+    check_option,
+    get_namespace,
+    import_optional,
+    set_num_threads_ctx,
+    spawn_seeds,
+    to_numpy,
+)
+
+from ._graph import GraphAccess, as_graph_access
+from ._kernels import collision_counts_kernel, walk_endpoints_kernel
+
+__all__ = ["estimate_collision_probabilities"]
+
+BACKENDS = ("numba", "numpy", "cupy")
+_MASK = 0xFFFFFFFF
+_GOLDEN = 0x9E3779B9
+_SIDE_SALT = 0xA511E9B3
+_XP_CHUNK_WALKS = 2**22
+
+
+# ---------------------------------------------------------------- hashing (array API)
+def _hash32_xp(x, xp):
+    x = x ^ (x >> 16)
+    x = (x * 0x7FEB352D) & _MASK
+    x = x ^ (x >> 15)
+    x = (x * 0x846CA68B) & _MASK
+    return x ^ (x >> 16)
+
+
+def _hash32_py(x: int) -> int:
+    x ^= x >> 16
+    x = (x * 0x7FEB352D) & _MASK
+    x ^= x >> 15
+    x = (x * 0x846CA68B) & _MASK
+    return x ^ (x >> 16)
+
+
+def base_words(seed) -> np.ndarray:
+    """Two 32-bit seed words (as ``uint64``) from a ``SeedSequence``."""
+    return seed.generate_state(2, dtype=np.uint32).astype(np.uint64)
+
+
+def derive_keys(base, ids) -> np.ndarray:
+    """Per-estimate seed words from base words and integer ids (order independent).
+
+    Parameters
+    ----------
+    base : ndarray of uint64, shape (2,)
+        Words from :func:`base_words`.
+    ids : array-like of int, shape (n, m)
+        Non-negative ids below ``2**32`` naming each estimate (for example
+        ``(vertex, landmark, repeat)``).
+
+    Returns
+    -------
+    ndarray of uint64, shape (n, 2)
+    """
+    ids = np.asarray(ids, dtype=np.int64)
+    if ids.ndim == 1:
+        ids = ids[:, None]
+    if ids.size and (ids.min() < 0 or ids.max() > _MASK):
+        raise ValueError("estimate ids must lie in [0, 2**32).")
+    a = np.full(ids.shape[0], base[0], dtype=np.uint64)
+    c = np.full(ids.shape[0], base[1], dtype=np.uint64)
+    for col in ids.T.astype(np.uint64):
+        a = _hash32_xp(a ^ _hash32_xp(col ^ c, np), np)
+        c = _hash32_xp(c ^ _hash32_xp(a ^ np.uint64(_GOLDEN), np), np)
+    return np.stack([a, c], axis=1)
+
+
+# ---------------------------------------------------------------- array-API walks
+def walk_endpoints_xp(indptr, indices, max_degree, starts, keys, walk_ids, ts):
+    """Vectorised array-API version of :func:`._kernels.walk_endpoints_kernel`.
+
+    All arguments are arrays of one namespace (NumPy, CuPy, array-api-strict):
+    ``indptr``/``indices`` int64, ``starts``/``walk_ids`` int64 of shape
+    ``(n_walks,)``, ``keys`` uint64 of shape ``(n_walks, 2)``; ``ts`` is a
+    non-decreasing sequence of Python ints. Returns int64 positions of shape
+    ``(len(ts), n_walks)`` in the same namespace, equal to the kernel's.
+    """
+    xp = get_namespace(indptr)
+    n_walks = starts.shape[0]
+    # pad so that the gathered index is always valid (even with no edges)
+    indices = xp.concat([indices, xp.zeros(1, dtype=indices.dtype)])
+    wid = xp.astype(walk_ids, xp.uint64)
+    a = _hash32_xp(keys[:, 0] ^ _hash32_xp(wid ^ _SIDE_SALT, xp), xp)
+    c = _hash32_xp(keys[:, 1] ^ a, xp)
+    m = 2 * int(max_degree)
+    v = xp.astype(starts, xp.int64)
+    out = []
+    ts = [int(t) for t in ts]
+    ci = 0
+    while ci < len(ts) and ts[ci] == 0:
+        out.append(v)
+        ci += 1
+    step = 0
+    while ci < len(ts):
+        salt = ((step + 1) * _GOLDEN) & _MASK
+        u = _hash32_xp(a ^ salt, xp) ^ c
+        r = xp.astype((u * m) >> 32, xp.int64)
+        lo = xp.take(indptr, v)
+        deg = xp.take(indptr, v + 1) - lo
+        move = r < deg
+        nb = xp.take(indices, xp.where(move, lo + r, xp.zeros_like(lo)))
+        v = xp.where(move, xp.astype(nb, xp.int64), v)
+        step += 1
+        while ci < len(ts) and ts[ci] == step:
+            out.append(v)
+            ci += 1
+    if not out:
+        return xp.zeros((0, n_walks), dtype=xp.int64)
+    return xp.stack(out, axis=0)
+
+
+def _pair_walks(xs, ys, keys, n_batches, batch_size, xp):
+    """Starts, keys and ids of all walks of the given pairs (x side, then y side)."""
+    p = xs.shape[0]
+    r_tot = n_batches * batch_size
+    idx = xp.arange(r_tot, dtype=xp.int64)
+    ones = xp.ones((1, r_tot), dtype=xp.int64)
+    start_x = xp.reshape(xp.reshape(xs, (p, 1)) * ones, (-1,))
+    start_y = xp.reshape(xp.reshape(ys, (p, 1)) * ones, (-1,))
+    id_x = xp.reshape(xp.zeros((p, 1), dtype=xp.int64) + 2 * idx, (-1,))
+    kx = xp.reshape(xp.reshape(keys, (p, 1, 2)) * xp.ones((1, r_tot, 1), dtype=keys.dtype),
+                    (-1, 2))
+    starts = xp.concat([start_x, start_y])
+    ids = xp.concat([id_x, id_x + 1])
+    return starts, xp.concat([kx, kx]), ids
+
+
+def collision_counts_xp(indptr, indices, max_degree, xs, ys, keys, ts, n_batches, batch_size,
+                        prior=False):
+    """Array-API version of :func:`._kernels.collision_counts_kernel` (same output).
+
+    With ``prior=True`` every walk's endpoint is kept and the count is the
+    inner product of the two full empirical count vectors (one batch).
+    """
+    xp = get_namespace(indptr)
+    n = int(indptr.shape[0]) - 1
+    p = int(xs.shape[0])
+    r_tot = n_batches * batch_size
+    chunk = max(1, _XP_CHUNK_WALKS // max(1, 2 * r_tot))
+    results = []
+    for lo in range(0, p, chunk):
+        hi = min(p, lo + chunk)
+        q = hi - lo
+        starts, kk, ids = _pair_walks(xs[lo:hi], ys[lo:hi], keys[lo:hi, :], n_batches,
+                                      batch_size, xp)
+        ends = walk_endpoints_xp(indptr, indices, max_degree, starts, kk, ids, ts)
+        half = q * r_tot
+        # composite key: ((pair * B) + batch) * n + vertex, sorted within the chunk
+        group = xp.reshape(xp.arange(q * n_batches, dtype=xp.int64), (q * n_batches, 1))
+        group = xp.reshape(group * xp.ones((1, batch_size), dtype=xp.int64), (-1,))
+        rows = []
+        for ci in range(len(ts)):
+            ex = ends[ci, :half] + group * n
+            ey = ends[ci, half:] + group * n
+            ex = xp.sort(ex)
+            cnt = (xp.searchsorted(ex, ey, side="right") - xp.searchsorted(ex, ey, side="left"))
+            rows.append(xp.sum(xp.reshape(cnt, (q, r_tot)), axis=1))
+        results.append(xp.stack(rows, axis=1))
+    out = xp.concat(results, axis=0) if results else xp.zeros((0, len(ts)), dtype=xp.int64)
+    return out
+
+
+# ---------------------------------------------------------------- query objects
+def _walk_object(g: GraphAccess, start, k0, k1, walk_id, ts):
+    a = _hash32_py(int(k0) ^ _hash32_py(int(walk_id) ^ _SIDE_SALT))
+    c = _hash32_py(int(k1) ^ a)
+    m = 2 * g.max_degree
+    v = int(start)
+    out = []
+    ci = 0
+    while ci < len(ts) and ts[ci] == 0:
+        out.append(v)
+        ci += 1
+    step = 0
+    while ci < len(ts):
+        salt = ((step + 1) * _GOLDEN) & _MASK
+        r = ((_hash32_py(a ^ salt) ^ c) * m) >> 32
+        deg = g.degree(v)
+        if r < deg:
+            v = g.neighbor(v, r)
+        step += 1
+        while ci < len(ts) and ts[ci] == step:
+            out.append(v)
+            ci += 1
+    return out
+
+
+def _collision_counts_object(g, xs, ys, keys, ts, n_batches, batch_size):
+    out = np.zeros((len(xs), len(ts)), dtype=np.int64)
+    for p_, (x, y) in enumerate(zip(xs, ys)):
+        k0, k1 = int(keys[p_, 0]), int(keys[p_, 1])
+        for j in range(n_batches):
+            buf = [_walk_object(g, x, k0, k1, 2 * (j * batch_size + w), ts)
+                   for w in range(batch_size)]
+            rows = [np.sort(np.array([b_[ci] for b_ in buf], dtype=np.int64))
+                    for ci in range(len(ts))]
+            for w in range(batch_size):
+                pos = _walk_object(g, y, k0, k1, 2 * (j * batch_size + w) + 1, ts)
+                for ci, row in enumerate(rows):
+                    out[p_, ci] += (np.searchsorted(row, pos[ci], side="right")
+                                    - np.searchsorted(row, pos[ci], side="left"))
+    return out
+
+
+# ---------------------------------------------------------------- dispatch
+def collision_counts(g: GraphAccess, xs, ys, keys, ts, n_batches, batch_size, *,
+                     backend="numba", n_jobs=None, prior=False):
+    """Collision counts of ``(x, y)`` pairs on the chosen backend (NumPy arrays out).
+
+    ``prior=True`` keeps all ``R = n_batches * batch_size`` endpoints of both
+    sides (the unbatched estimator of the earlier oracles); it requires
+    ``n_batches == 1``.
+    """
+    xs = np.ascontiguousarray(xs, dtype=np.int64)
+    ys = np.ascontiguousarray(ys, dtype=np.int64)
+    keys = np.ascontiguousarray(keys, dtype=np.uint64)
+    ts_arr = np.ascontiguousarray(ts, dtype=np.int64)
+    if prior and n_batches != 1:
+        raise ValueError("the prior (unbatched) estimator uses a single batch.")
+    if xs.size == 0:
+        return np.zeros((0, ts_arr.size), dtype=np.int64)
+    if not g.has_csr:
+        return _collision_counts_object(g, xs, ys, keys, [int(t) for t in ts_arr],
+                                        n_batches, batch_size)
+    if backend == "numba" and not prior:
+        with set_num_threads_ctx(n_jobs):
+            return collision_counts_kernel(g.indptr, g.indices, g.max_degree, xs, ys, keys,
+                                           ts_arr, n_batches, batch_size)
+    if backend == "numba":
+        return _prior_counts_numba(g, xs, ys, keys, ts_arr, batch_size, n_jobs)
+    xp = _namespace(backend)
+    out = collision_counts_xp(
+        xp.asarray(g.indptr.astype(np.int64)), xp.asarray(g.indices.astype(np.int64)),
+        g.max_degree, xp.asarray(xs), xp.asarray(ys), xp.asarray(keys),
+        [int(t) for t in ts_arr], n_batches, batch_size, prior=prior)
+    return to_numpy(out).astype(np.int64)
+
+
+def _prior_counts_numba(g, xs, ys, keys, ts, r, n_jobs):
+    """Store all ``R`` endpoints of each side, then take the inner product of counts."""
+    p = xs.size
+    out = np.zeros((p, ts.size), dtype=np.int64)
+    ids = np.arange(r, dtype=np.int64)
+    chunk = max(1, _XP_CHUNK_WALKS // (2 * r))
+    for lo in range(0, p, chunk):
+        hi = min(p, lo + chunk)
+        q = hi - lo
+        starts = np.concatenate([np.repeat(xs[lo:hi], r), np.repeat(ys[lo:hi], r)])
+        kk = np.tile(np.repeat(keys[lo:hi], r, axis=0), (2, 1))
+        wid = np.concatenate([np.tile(2 * ids, q), np.tile(2 * ids + 1, q)])
+        with set_num_threads_ctx(n_jobs):
+            ends = walk_endpoints_kernel(g.indptr, g.indices, g.max_degree, starts, kk, wid, ts)
+        for ci in range(ts.size):
+            ex = ends[ci, : q * r].reshape(q, r)
+            ey = ends[ci, q * r:].reshape(q, r)
+            for i in range(q):
+                vx, cx = np.unique(ex[i], return_counts=True)
+                vy, cy = np.unique(ey[i], return_counts=True)
+                _, ix, iy = np.intersect1d(vx, vy, assume_unique=True, return_indices=True)
+                out[lo + i, ci] = int(np.sum(cx[ix] * cy[iy]))
+    return out
+
+
+def _namespace(backend):
+    if backend == "numpy":
+        import array_api_compat.numpy as xp
+
+        return xp
+    import_optional("cupy", extra="gpu", purpose="backend='cupy'")
+    import array_api_compat.cupy as xp
+
+    return xp
+
+
+def estimate_collision_probabilities(graph, x, y, *, walk_length, n_walks, batch_size=None,
+                                     prior=False, max_degree=None, backend="numba",
+                                     n_jobs=None, random_state=None):
+    """Batched Monte Carlo estimates of ``<p_x^t, p_y^t>`` (``EstRWDot``, Algorithm 1).
+
+    For each pair, ``B = ceil(R / b)`` batches are run; batch ``j`` runs
+    ``b`` lazy walks of length ``t`` from ``x`` (keeping only their
+    endpoints) and ``b`` independent walks from ``y`` (streamed), and scores
+    ``Z_j = (1/b^2) sum_v c_x(v) c_y(v)``. The estimate is the mean of the
+    ``Z_j``; it is unbiased for every ``b``, also when ``x == y``, because
+    the two walk sets are independent. Memory per estimate: ``b`` endpoints
+    (plus two counters); time: ``2 B b t`` walk steps.
+
+    Parameters
+    ----------
+    graph : scipy.sparse matrix, tuple (indptr, indices) or query object
+        Undirected, unweighted graph (see :class:`SpectralClusteringOracle`).
+    x, y : int or array-like of int
+        Vertices; broadcast against each other. Every pair gets its own,
+        independent estimate.
+    walk_length : int
+        ``t >= 0``.
+    n_walks : int
+        ``R``, walks per side; rounded up to a multiple of ``b``.
+    batch_size : int or None
+        ``b``; ``None`` or a value above ``R`` means one batch (``b = R``).
+    prior : bool, default=False
+        Use the unbatched estimator of the earlier oracles: keep all ``R``
+        endpoints of both sides and take the inner product of the two
+        empirical distributions (memory ``2R``). Equal to ``b = R``.
+    max_degree : int or None
+        ``d`` of the ``d``-bounded convention; default the largest degree.
+    backend : {"numba", "numpy", "cupy"}, default="numba"
+        Kernel over CSR arrays, or the vectorised array-API path on NumPy or
+        CuPy. All give identical numbers.
+    n_jobs : int or None
+        Numba threads.
+    random_state : None, int or SeedSequence
+        Seed; estimate ``i`` (in C order of the broadcast pairs) uses keys
+        derived from it and ``i`` only.
+
+    Returns
+    -------
+    ndarray of float64
+        Estimates with the broadcast shape of ``x`` and ``y``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from statlearn.cluster import estimate_collision_probabilities
+    >>> from statlearn.datasets import make_random_regular_graph
+    >>> A = make_random_regular_graph(200, 6, random_state=0)
+    >>> z = estimate_collision_probabilities(A, np.zeros(400, int), 5, walk_length=20,
+    ...                                      n_walks=64, batch_size=8, random_state=0)
+    >>> bool(abs(z.mean() * 200 - 1) < 0.2)  # uniform limit: 1/n
+    True
+    """
+    g = graph if isinstance(graph, GraphAccess) else as_graph_access(graph, max_degree=max_degree)
+    t = check_int(walk_length, "walk_length", low=0)
+    r = check_int(n_walks, "n_walks", low=1)
+    if batch_size is None:
+        b = r
+    else:
+        b = min(check_int(batch_size, "batch_size", low=1), r)
+    check_option(backend, "backend", BACKENDS)
+    if not isinstance(prior, bool | np.bool_):
+        raise TypeError(f"prior must be a bool, got {type(prior).__name__}.")
+    if prior:
+        b = r
+    n_batches = -(-r // b)
+    if 2 * n_batches * b >= 2**32:
+        raise ValueError("n_walks is too large: 2 * n_walks must stay below 2**32.")
+    xa, ya = np.broadcast_arrays(_vertices(x, "x", g.n), _vertices(y, "y", g.n))
+    shape = xa.shape
+    seed = spawn_seeds(random_state, 1)[0]
+    keys = derive_keys(base_words(seed), np.arange(xa.size))
+    counts = collision_counts(g, xa.ravel(), ya.ravel(), keys, [t], n_batches, b,
+                              backend=backend, n_jobs=n_jobs, prior=bool(prior))
+    return (counts[:, 0] / (n_batches * b * b)).reshape(shape)
+
+
+def _vertices(v, name, n):
+    arr = np.asarray(v)
+    if arr.dtype == bool or not np.issubdtype(arr.dtype, np.integer):
+        if arr.size == 0:
+            return arr.astype(np.int64)
+        raise TypeError(f"{name} must hold integer vertex ids, got dtype {arr.dtype}.")
+    if arr.size and (arr.min() < 0 or arr.max() >= n):
+        bad = arr[(arr < 0) | (arr >= n)].ravel()[0]
+        raise IndexError(f"{name} must hold vertices in [0, {n - 1}], got {int(bad)}.")
+    return arr.astype(np.int64)
