@@ -779,7 +779,9 @@ class NewtonUnlearner(BaseEstimator):
         removed = self.removed_.copy()
         removed[idx] = True
         X_keep, y_keep = self._take(np.flatnonzero(~removed))
+        # warm start from the current noise-free state (same minimiser, fewer iterations)
         beta, _, _ = newton_solve(X_keep, y_keep, self.loss, self._alpha, self._xp,
+                                  beta0=self._beta if self.mechanism != "guo" else None,
                                   tol=self.tol, max_iter=self.max_iter,
                                   allow_singular=self.allow_singular)
         beta = to_numpy(beta)
