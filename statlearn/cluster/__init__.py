@@ -7,11 +7,14 @@ is set by a batch size (Shen, Zhu, Peng, Huang, ICLR 2026).
 
 from ._graph import lazy_walk_distribution
 from ._oracle import OracleConstructionError, SpectralClusteringOracle
+from ._tester import ClusterCountTestResult, test_one_vs_two_clusters
 from ._walks import estimate_collision_probabilities
 
 __all__ = [
+    "ClusterCountTestResult",
     "OracleConstructionError",
     "SpectralClusteringOracle",
     "estimate_collision_probabilities",
     "lazy_walk_distribution",
+    "test_one_vs_two_clusters",
 ]

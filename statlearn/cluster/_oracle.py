@@ -13,7 +13,7 @@ from statlearn.utils import check_int, check_option, spawn_seeds
 
 from ._graph import as_graph_access
 from ._params import ParamsMixin, WORDS_PER_ENDPOINT, memory_layout, resolve
-from ._walks import BACKENDS, _vertices, base_words, collision_counts, derive_keys
+from ._walks import BACKENDS, _vertices, base_words, median_estimates
 
 __all__ = ["OracleConstructionError", "SpectralClusteringOracle"]
 
@@ -152,7 +152,7 @@ class SpectralClusteringOracle(ParamsMixin):
         Words held at once while building ``D``, counted by the algorithm
         (sequential execution; see Notes).
     walk_buffer_words_ : int
-        The part of it that holds walks: ``b + 2`` (``2 R + 1`` in prior mode).
+        The part of it that holds walk endpoints: ``b`` (``2 R`` in prior mode).
     walk_steps_fit_ : int
         Lazy-walk steps spent building ``D``.
     walk_steps_per_query_ : int
@@ -256,17 +256,9 @@ class SpectralClusteringOracle(ParamsMixin):
     def _estimates(self, xs, ys, ids, base, t, p=None):
         """Median-over-repeats estimates; ``ids`` (n_pairs, m) name each pair."""
         p = p or self._p
-        reps = p.reps
-        n_pairs = len(xs)
-        rep = np.repeat(np.arange(reps), n_pairs)
-        all_ids = np.column_stack([np.tile(np.asarray(ids, dtype=np.int64).reshape(n_pairs, -1),
-                                           (reps, 1)), rep])
-        keys = derive_keys(base, all_ids)
-        counts = collision_counts(self._g, np.tile(xs, reps), np.tile(ys, reps), keys, [t],
-                                  p.n_batches, p.batch_size, backend=self.backend,
-                                  n_jobs=self.n_jobs, prior=p.prior)
-        z = counts[:, 0].reshape(reps, n_pairs) / (p.n_batches * p.batch_size ** 2)
-        return np.median(z, axis=0)
+        return median_estimates(self._g, xs, ys, ids, base, t, p.reps, p.n_batches,
+                                p.batch_size, prior=p.prior, backend=self.backend,
+                                n_jobs=self.n_jobs)
 
     def _gram(self, landmarks, base, t, p=None):
         s = landmarks.size
@@ -373,7 +365,9 @@ class SpectralClusteringOracle(ParamsMixin):
                              "cluster.")
         with_walks, without = memory_layout(p.s, p.sc, p.k, p.reps, len(cands))
         self.peak_memory_words_ = max(with_walks + p.buffer_words, without)
-        self.query_memory_words_ = p.s + p.sc + p.reps + p.buffer_words
+        self.query_memory_words_ = p.s + p.sc + p.reps + p.buffer_words + 2
+        if self.walk_length != "auto":
+            self.walk_steps_per_query_ = int(p.reps * p.s * 2 * p.n_walks * self.walk_length)
         root = spawn_seeds(self.random_state, self.max_retries + 1)
         last_error = None
         for attempt, seed in enumerate(root):

@@ -27,7 +27,7 @@ def memory_layout(s: int, sc: int, k: int, reps: int, n_candidates: int = 0):
     """Words held in each phase of the construction, split as ``(with_walks, without)``.
 
     The construction holds the walk buffer only in the phases that run walks;
-    with ``buffer`` words of walk buffer the peak is
+    with ``buffer`` words of walk buffer (the stored endpoints) the peak is
     ``max(with_walks + buffer, without)``. Phases (sequential algorithm):
 
     * walk-length selection: landmark lists ``s + sc``, Gram ``s**2``, its
@@ -35,13 +35,15 @@ def memory_layout(s: int, sc: int, k: int, reps: int, n_candidates: int = 0):
     * Gram matrix: ``s + sc + s**2 + reps``;
     * eigendecomposition (in place) and Psi: ``s + sc + s**2 + s*k + k``;
     * cluster-landmark cache: ``s + sc + s**2 (Psi) + s*sc + reps``;
+    * every phase with walks also holds the current streamed walk position
+      and the collision counter (2 words);
     * similarity graph, one row at a time with union-find:
       ``s + sc + s**2 + s*sc + 2*sc``.
     """
     base = s + sc + s * s
-    with_walks = max(base + s + n_candidates + reps if n_candidates else 0,
-                     base + reps,
-                     base + s * sc + reps)
+    with_walks = 2 + max(base + s + n_candidates + reps if n_candidates else 0,
+                         base + reps,
+                         base + s * sc + reps)
     without = max(base + s * k + k, base + s * sc + 2 * sc)
     return with_walks, without
 
@@ -100,20 +102,20 @@ def resolve(est, n: int, n_candidates: int) -> Resolved:
     if budget is not None:
         with_walks, without = memory_layout(s, sc, k, reps, n_candidates)
         free = budget - with_walks
-        need = 3 if prior else 1 + 2
+        need = 2 if prior else 1
         if free < need or without > budget:
             raise ValueError(
                 f"memory_budget={budget} words is too small: the landmark structures alone "
                 f"need {max(with_walks + need, without)} words (n_landmarks={s}, "
                 f"n_cluster_landmarks={sc}, n_repeats={reps}).")
         if prior:
-            r_budget = (free - 1) // 2
+            r_budget = free // 2
             if r is not None and r > r_budget:
-                raise ValueError(f"n_walks={r} needs {2 * r + 1} buffer words in mode='prior', "
+                raise ValueError(f"n_walks={r} needs {2 * r} buffer words in mode='prior', "
                                  f"but memory_budget leaves {free}.")
             r = r if r is not None else r_budget
         else:
-            b = free - 2
+            b = free // WORDS_PER_ENDPOINT
     if prior:
         if r is None:
             r = math.ceil(math.sqrt(4 * n))
@@ -127,7 +129,7 @@ def resolve(est, n: int, n_candidates: int) -> Resolved:
     n_batches = -(-r // b)
     if 2 * n_batches * b >= 2**32:
         raise ValueError("n_walks is too large: 2 * n_walks must stay below 2**32.")
-    buffer_words = 2 * b + 1 if prior else WORDS_PER_ENDPOINT * b + 2
+    buffer_words = 2 * b if prior else WORDS_PER_ENDPOINT * b
     if est.threshold is None:
         scale = est.threshold_scale
         if isinstance(scale, bool) or not isinstance(scale, numbers.Real) or not scale > 0:

@@ -282,6 +282,26 @@ def _prior_counts_numba(g, xs, ys, keys, ts, r, n_jobs):
     return out
 
 
+def median_estimates(g, xs, ys, ids, base, t, reps, n_batches, batch_size, *, prior=False,
+                     backend="numba", n_jobs=None):
+    """Median of ``reps`` independent estimates per pair (the median trick).
+
+    ``ids`` (n_pairs, m) are integers naming each pair; with the base words
+    they fix every estimate's keys, so results do not depend on the order or
+    grouping of the pairs.
+    """
+    xs = np.asarray(xs, dtype=np.int64)
+    n_pairs = xs.size
+    rep = np.repeat(np.arange(reps), n_pairs)
+    ids = np.asarray(ids, dtype=np.int64).reshape(n_pairs, -1)
+    keys = derive_keys(base, np.column_stack([np.tile(ids, (reps, 1)), rep]))
+    counts = collision_counts(g, np.tile(xs, reps), np.tile(np.asarray(ys), reps), keys, [t],
+                              n_batches, batch_size, backend=backend, n_jobs=n_jobs,
+                              prior=prior)
+    z = counts[:, 0].reshape(reps, n_pairs) / (n_batches * batch_size ** 2)
+    return np.median(z, axis=0)
+
+
 def _namespace(backend):
     if backend == "numpy":
         import array_api_compat.numpy as xp

@@ -1,0 +1,160 @@
+"""Walk kernels against their references: bit-identical walks on every engine."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from statlearn.cluster._graph import as_graph_access
+from statlearn.cluster._kernels import (
+    collision_counts_kernel,
+    collision_counts_reference,
+    hash32,
+    walk_endpoints_kernel,
+)
+from statlearn.cluster._walks import (
+    _hash32_py,
+    _hash32_xp,
+    base_words,
+    collision_counts,
+    collision_counts_xp,
+    derive_keys,
+    walk_endpoints_xp,
+)
+from statlearn.datasets import make_sbm_graph
+
+
+@st.composite
+def small_graphs(draw, max_n=25):
+    """Random simple undirected graphs as CSR (isolated vertices allowed)."""
+    n = draw(st.integers(2, max_n))
+    pairs = draw(st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)), max_size=60))
+    rows, cols = [], []
+    for a, b in pairs:
+        if a != b:
+            rows += [a, b]
+            cols += [b, a]
+    A = sp.csr_array((np.ones(len(rows)), (rows, cols)), shape=(n, n))
+    A.data[:] = 1.0
+    return A
+
+
+class CountingGraph:
+    """A query object over CSR arrays that counts degree queries (one per walk step)."""
+
+    def __init__(self, A):
+        self.A = sp.csr_array(A)
+        self.n_vertices = self.A.shape[0]
+        self.degree_calls = 0
+
+    def degree(self, v):
+        self.degree_calls += 1
+        return int(self.A.indptr[v + 1] - self.A.indptr[v])
+
+    def neighbor(self, v, i):
+        return int(self.A.indices[self.A.indptr[v] + i])
+
+
+def _walk_inputs(g, n_walks, seed):
+    rng = np.random.default_rng(seed)
+    starts = rng.integers(0, g.n, size=n_walks).astype(np.int64)
+    keys = derive_keys(base_words(np.random.SeedSequence(seed)), np.arange(n_walks))
+    ids = rng.integers(0, 1000, size=n_walks).astype(np.int64)
+    return starts, keys, ids
+
+
+@pytest.mark.numba
+def test_hash_is_the_same_on_every_engine():
+    x = np.array([0, 1, 2, 12345, 2**32 - 1], dtype=np.uint64)
+    expected = [_hash32_py(int(v)) for v in x]
+    assert [int(hash32(v)) for v in x] == expected
+    assert _hash32_xp(x, np).tolist() == expected
+    # a bijection on 32 bits: no collisions on a block of inputs
+    block = _hash32_xp(np.arange(1 << 16, dtype=np.uint64), np)
+    assert np.unique(block).size == 1 << 16 and block.max() < 2**32
+
+
+@pytest.mark.numba
+@settings(deadline=None, max_examples=25)
+@given(A=small_graphs(), seed=st.integers(0, 2**16), ts=st.lists(st.integers(0, 12), min_size=1,
+                                                                  max_size=3))
+def test_walk_kernel_equals_reference(A, seed, ts):
+    g = as_graph_access(A)
+    ts = np.array(sorted(ts), dtype=np.int64)
+    starts, keys, ids = _walk_inputs(g, 16, seed)
+    got = walk_endpoints_kernel(g.indptr, g.indices, g.max_degree, starts, keys, ids, ts)
+    ref = walk_endpoints_xp(g.indptr.astype(np.int64), g.indices.astype(np.int64), g.max_degree,
+                            starts, keys, ids, ts.tolist())
+    np.testing.assert_array_equal(got, ref)
+    # walks move along edges only: consecutive checkpoints of a 1-step gap are adjacent or equal
+    assert got.min() >= 0 and got.max() < g.n
+
+
+@pytest.mark.numba
+@settings(deadline=None, max_examples=20)
+@given(A=small_graphs(max_n=15), seed=st.integers(0, 2**16), b=st.integers(1, 6),
+       n_batches=st.integers(1, 3))
+def test_collision_kernel_equals_reference(A, seed, b, n_batches):
+    g = as_graph_access(A)
+    rng = np.random.default_rng(seed)
+    xs = rng.integers(0, g.n, size=3).astype(np.int64)
+    ys = np.array([xs[0], *rng.integers(0, g.n, size=2)], dtype=np.int64)  # includes x == y
+    keys = derive_keys(base_words(np.random.SeedSequence(seed)), np.arange(3))
+    ts = np.array([3, 7], dtype=np.int64)
+    got = collision_counts_kernel(g.indptr, g.indices, g.max_degree, xs, ys, keys, ts,
+                                  n_batches, b)
+    r = n_batches * b
+    for p in range(3):
+        ids = 2 * np.arange(r)
+        ex = walk_endpoints_xp(g.indptr.astype(np.int64), g.indices.astype(np.int64),
+                               g.max_degree, np.full(r, xs[p]), np.repeat(keys[p:p + 1], r, 0),
+                               ids, [3, 7])
+        ey = walk_endpoints_xp(g.indptr.astype(np.int64), g.indices.astype(np.int64),
+                               g.max_degree, np.full(r, ys[p]), np.repeat(keys[p:p + 1], r, 0),
+                               ids + 1, [3, 7])
+        for c in range(2):
+            assert got[p, c] == collision_counts_reference(ex[c], ey[c], n_batches, b)
+    # the vectorised array-API path gives the same counts
+    xp_counts = collision_counts(g, xs, ys, keys, [3, 7], n_batches, b, backend="numpy")
+    np.testing.assert_array_equal(got, xp_counts)
+
+
+@pytest.mark.numba
+def test_query_object_path_equals_csr_path():
+    A, _ = make_sbm_graph([12, 12], 0.5, 0.05, random_state=1)
+    g_csr = as_graph_access(A)
+    obj = CountingGraph(A)
+    g_obj = as_graph_access(obj)
+    assert g_obj.max_degree == g_csr.max_degree
+    xs, ys = np.array([0, 3, 20]), np.array([0, 15, 21])
+    keys = derive_keys(base_words(np.random.SeedSequence(3)), np.arange(3))
+    a = collision_counts(g_csr, xs, ys, keys, [4], 2, 5)
+    obj.degree_calls = 0
+    b = collision_counts(g_obj, xs, ys, keys, [4], 2, 5)
+    np.testing.assert_array_equal(a, b)
+    # one degree query per lazy step: 3 pairs x 2 sides x 10 walks x 4 steps
+    assert obj.degree_calls == 3 * 2 * 10 * 4
+
+
+def test_array_api_path_matches_numpy(xp):
+    """The batched walk path gives the same counts in any array namespace."""
+    A, _ = make_sbm_graph([30, 30], 0.3, 0.03, random_state=2)
+    g = as_graph_access(A)
+    xs, ys = np.array([0, 5, 40, 7]), np.array([0, 50, 41, 7])
+    keys = derive_keys(base_words(np.random.SeedSequence(4)), np.arange(4))
+    expected = collision_counts(g, xs, ys, keys, [2, 6], 3, 4, backend="numpy")
+    got = collision_counts_xp(xp.asarray(g.indptr.astype(np.int64)),
+                              xp.asarray(g.indices.astype(np.int64)), g.max_degree,
+                              xp.asarray(xs), xp.asarray(ys), xp.asarray(keys), [2, 6], 3, 4)
+    np.testing.assert_array_equal(np.asarray(got), expected)
+
+
+def test_keys_depend_only_on_ids():
+    base = base_words(np.random.SeedSequence(9))
+    ids = np.array([[3, 4, 0], [5, 6, 1], [3, 4, 1]])
+    k = derive_keys(base, ids)
+    np.testing.assert_array_equal(derive_keys(base, ids[::-1]), k[::-1])
+    assert len({tuple(r) for r in k.tolist()}) == 3
+    with pytest.raises(ValueError, match="ids"):
+        derive_keys(base, np.array([[-1]]))
