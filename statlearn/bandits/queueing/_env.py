@@ -237,10 +237,12 @@ class ContextualQueueEnv(ParamsMixin):
         """
         thetas = self._validate()
         n = check_int(n, "n", low=0)
-        rng = check_rng(random_state)
-        d = thetas.shape[1]
         if self.context_sequence is not None:
             raise ValueError("sample_contexts needs a stochastic context law, not a sequence.")
+        return self._contexts(thetas, n, check_rng(random_state))
+
+    def _contexts(self, thetas, n, rng):
+        d = thetas.shape[1]
         if self.slack is None:
             return self._raw_contexts(rng, n, d), 1.0
         level = float(self.arrival_rate) + float(self.slack)
@@ -325,8 +327,8 @@ class ContextualQueueEnv(ParamsMixin):
         if self.context_sequence is not None:
             X = check_array(self.context_sequence, "context_sequence", dtype=np.float64)
         else:
-            X, _ = self.sample_contexts(check_int(n_samples, "n_samples", low=1),
-                                        random_state)
+            X, _ = self._contexts(thetas, check_int(n_samples, "n_samples", low=1),
+                                  check_rng(random_state))
         top = float(self._best_rate(X, thetas).max()) if X.shape[0] else 0.0
         if float(self.arrival_rate) >= top:
             warnings.warn(
@@ -353,7 +355,15 @@ class ContextualQueueEnv(ParamsMixin):
         """
         thetas = self._validate()
         T = check_int(horizon, "horizon", low=1)
-        rng = check_rng(random_state)
+        if self.context_sequence is not None and np.shape(self.context_sequence)[0] < T:
+            raise ValueError(
+                f"context_sequence has {np.shape(self.context_sequence)[0]} rows but horizon = "
+                f"{T} rounds need one row per round."
+            )
+        return self._draw(thetas, T, check_rng(random_state))
+
+    def _draw(self, thetas, T, rng):
+        """:meth:`sample_randomness` without validation (``thetas`` already checked)."""
         d = thetas.shape[1]
         arrivals = rng.random(T) < float(self.arrival_rate)
         service_u = rng.random(T)
@@ -361,14 +371,9 @@ class ContextualQueueEnv(ParamsMixin):
         acc = 1.0
         if self.context_sequence is not None:
             seq = np.asarray(self.context_sequence, dtype=float)
-            if seq.shape[0] < T:
-                raise ValueError(
-                    f"context_sequence has {seq.shape[0]} rows but horizon = {T} rounds "
-                    "need one row per round."
-                )
             features[arrivals] = seq[:T][arrivals]
         else:
-            X, acc = self.sample_contexts(int(arrivals.sum()), rng)
+            X, acc = self._contexts(thetas, int(arrivals.sum()), rng)
             features[arrivals] = X
         return QueueRandomness(arrivals=arrivals, features=features, service_u=service_u,
                                acceptance_rate=float(acc))

@@ -175,7 +175,7 @@ def _ucb_params(self, d, T):
 _UCB_DOC = """
     lam_reg : float, default=1.0
         Ridge penalty of the per-server logistic MLE.
-    c_beta : float, default=0.05
+    c_beta : float, default=0.01
         Multiplier of the confidence radius
         ``beta_k = c_beta kappa (sqrt(2 log(1/delta) + d log(1 + n_k/(d lam))) + sqrt(lam) S)``.
         ``c_beta = 1`` is the theory-sized width, which on the paper's
@@ -340,7 +340,7 @@ class CQBEpsilon(_QueuePolicy):
     _learns = True
 
     def __init__(self, tau=None, c_tau=0.01, sigma0_sq=1 / 3, slack=0.1, explore_rate=None,
-                 exploit="ucb", lam_reg=1.0, c_beta=0.05, kappa=10.0, norm_bound=None,
+                 exploit="ucb", lam_reg=1.0, c_beta=0.01, kappa=10.0, norm_bound=None,
                  delta=None, refit_growth=0.1, max_iter=20, tol=1e-8, random_state=None):
         self.tau = tau
         self.c_tau = c_tau
@@ -441,7 +441,7 @@ class CQBOpt(_QueuePolicy):
     _code = _k.UCB
     _learns = True
 
-    def __init__(self, lam_reg=1.0, c_beta=0.05, kappa=10.0, norm_bound=None, delta=None,
+    def __init__(self, lam_reg=1.0, c_beta=0.01, kappa=10.0, norm_bound=None, delta=None,
                  refit_growth=0.1, max_iter=20, tol=1e-8):
         self.lam_reg = lam_reg
         self.c_beta = c_beta

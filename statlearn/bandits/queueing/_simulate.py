@@ -79,10 +79,10 @@ def _check_policy_env(policy, env):
         raise TypeError(f"env must be a ContextualQueueEnv, got {type(env).__name__}.")
 
 
-def _run_numba(policy, thetas, rand, policy_u):
+def _run_numba(policy, thetas, rand, policy_u, prepared=None):
     K, d = thetas.shape
     T = rand.horizon
-    code, params, theta0 = policy._prepare(K, d, T)
+    code, params, theta0 = prepared or policy._prepare(K, d, T)
     lam = params[0] if params[0] > 0 else 1.0
     theta = np.zeros((K, d)) if theta0 is None else np.array(theta0, dtype=float)
     vinv = np.repeat(np.eye(d)[None] / lam, K, axis=0)
@@ -192,14 +192,22 @@ def _replication(setting, rng):
     """One Monte Carlo run of ``setting['policy']`` and the oracle (for :func:`run_study`)."""
     policy, env = setting["policy"], setting["env"]
     T, ck = setting["horizon"], np.asarray(setting["checkpoints"])
+    thetas = np.asarray(env.thetas, dtype=float)
     env_rng, pol_rng, alt_rng = rng.spawn(3)
-    rand = env.sample_randomness(T, env_rng)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        run = run_policy(policy, env, randomness=rand, random_state=pol_rng,
-                         engine=setting["engine"])
-    orand = rand if setting["crn"] else env.sample_randomness(T, alt_rng)
-    orun = run_policy(OraclePolicy(env.thetas), env, randomness=orand)
+    rand = env._draw(thetas, T, env_rng)
+    if setting["engine"] == "python":
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            run = run_policy(policy, env, randomness=rand, random_state=pol_rng,
+                             engine="python")
+    else:
+        # the same streams as run_policy(..., random_state=pol_rng), without re-validation
+        policy_u = draw_policy_uniforms(pol_rng.spawn(2)[1], T)
+        run = _run_numba(policy, thetas, rand, policy_u, setting["prepared"])
+    orand = rand if setting["crn"] else env._draw(thetas, T, alt_rng)
+    oracle = OraclePolicy(thetas)
+    orun = _run_numba(oracle, thetas, orand, np.zeros((T, 2)),
+                      (_k.ORACLE, np.zeros(_k.N_PARAMS), None))
     out = {"acceptance_rate": rand.acceptance_rate, "n_explore": run.n_explore}
     q, o = run.queue_length[ck], orun.queue_length[ck]
     for i, t in enumerate(ck):
@@ -285,12 +293,12 @@ def simulate(policy, env, horizon, n_runs=100, *, common_random_numbers=True, ch
     if random_state is not None and not isinstance(random_state, numbers.Integral):
         raise TypeError(f"random_state must be an int or None, got {random_state!r}.")
     ck = _checkpoints(checkpoints, T)
-    env._validate()
-    policy._prepare(env.n_servers, env.n_features, T)
+    env.sample_randomness(T, 0)  # validates the environment (and a context sequence's length)
+    prepared = policy._prepare(env.n_servers, env.n_features, T)
     env.check_stability()
     policy._warn(env.n_features, T)
     setting = {"policy": policy, "env": env, "horizon": T, "checkpoints": tuple(int(c) for c in ck),
-               "crn": bool(common_random_numbers), "engine": engine}
+               "crn": bool(common_random_numbers), "engine": engine, "prepared": prepared}
     res = run_study(_replication, [setting], n_reps=n_runs, random_state=random_state,
                     n_jobs=n_jobs, backend=backend, progress=progress, store=store,
                     name=f"queueing-{type(policy).__name__}")

@@ -123,6 +123,7 @@ POLICIES = [
 ]
 
 
+@pytest.mark.filterwarnings("ignore:CQBEpsilon")
 @settings(max_examples=25, deadline=None)
 @given(data=st.data(), which=st.integers(0, len(POLICIES) - 1))
 def test_queue_kernel_equals_python_step_loop(data, which):
