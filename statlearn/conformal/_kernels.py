@@ -19,11 +19,18 @@ import numpy as np
 from ..utils import jit, prange
 
 __all__ = [
+    "PARALLEL_MIN_SIZE",
     "socop_label_scores_kernel",
+    "socop_label_scores_kernel_serial",
     "socop_rank_scores",
     "socop_scores_kernel",
+    "socop_scores_kernel_serial",
     "socop_sets_kernel",
+    "socop_sets_kernel_serial",
 ]
+
+#: Inputs with fewer entries (n * K) use the serial kernels.
+PARALLEL_MIN_SIZE = 1 << 16
 
 
 @jit(cache=True)
@@ -86,55 +93,94 @@ def socop_rank_scores(p_sorted, lam, k0, suffix, vert, out):
     return h
 
 
+@jit(cache=True)
+def _row_by_rank(p_row, lam, k0):
+    """Label order and rank scores of one row."""
+    K = p_row.shape[0]
+    order = np.argsort(-p_row, kind="mergesort")
+    p_sorted = p_row[order]
+    suffix = np.empty(K + 1)
+    vert = np.empty(K + 1, dtype=np.int64)
+    out = np.empty(K)
+    socop_rank_scores(p_sorted, lam, k0, suffix, vert, out)
+    return order, out
+
+
+@jit(cache=True)
+def _scores_row(p_row, lam, k0, dest):
+    order, out = _row_by_rank(p_row, lam, k0)
+    for j in range(p_row.shape[0]):
+        dest[order[j]] = out[j]
+
+
+@jit(cache=True)
+def _label_score_row(p_row, label, lam, k0):
+    order, out = _row_by_rank(p_row, lam, k0)
+    for j in range(p_row.shape[0]):
+        if order[j] == label:
+            return out[j]
+    return np.nan
+
+
+@jit(cache=True)
+def _set_row(p_row, lam, k0, thresholds, dest):
+    order, out = _row_by_rank(p_row, lam, k0)
+    for j in range(p_row.shape[0]):
+        lab = order[j]
+        dest[lab] = out[j] <= thresholds[lab]
+
+
+# Each kernel exists in a parallel and a serial version: for small inputs the
+# cost of waking numba's thread pool exceeds the work.
 @jit(parallel=True, cache=True)
 def socop_scores_kernel(proba, lam, k0):
     """SOCOP scores of every label, shape (n, K), rows in parallel."""
-    n, K = proba.shape
-    scores = np.empty((n, K))
-    for i in prange(n):
-        order = np.argsort(-proba[i], kind="mergesort")
-        p_sorted = proba[i][order]
-        suffix = np.empty(K + 1)
-        vert = np.empty(K + 1, dtype=np.int64)
-        out = np.empty(K)
-        socop_rank_scores(p_sorted, lam, k0, suffix, vert, out)
-        for j in range(K):
-            scores[i, order[j]] = out[j]
+    scores = np.empty(proba.shape)
+    for i in prange(proba.shape[0]):
+        _scores_row(proba[i], lam, k0, scores[i])
+    return scores
+
+
+@jit(cache=True)
+def socop_scores_kernel_serial(proba, lam, k0):
+    """Serial twin of :func:`socop_scores_kernel`."""
+    scores = np.empty(proba.shape)
+    for i in range(proba.shape[0]):
+        _scores_row(proba[i], lam, k0, scores[i])
     return scores
 
 
 @jit(parallel=True, cache=True)
 def socop_label_scores_kernel(proba, labels, lam, k0):
     """SOCOP score of one label per row, shape (n,)."""
-    n, K = proba.shape
-    res = np.empty(n)
-    for i in prange(n):
-        order = np.argsort(-proba[i], kind="mergesort")
-        p_sorted = proba[i][order]
-        suffix = np.empty(K + 1)
-        vert = np.empty(K + 1, dtype=np.int64)
-        out = np.empty(K)
-        socop_rank_scores(p_sorted, lam, k0, suffix, vert, out)
-        for j in range(K):
-            if order[j] == labels[i]:
-                res[i] = out[j]
-                break
+    res = np.empty(proba.shape[0])
+    for i in prange(proba.shape[0]):
+        res[i] = _label_score_row(proba[i], labels[i], lam, k0)
+    return res
+
+
+@jit(cache=True)
+def socop_label_scores_kernel_serial(proba, labels, lam, k0):
+    """Serial twin of :func:`socop_label_scores_kernel`."""
+    res = np.empty(proba.shape[0])
+    for i in range(proba.shape[0]):
+        res[i] = _label_score_row(proba[i], labels[i], lam, k0)
     return res
 
 
 @jit(parallel=True, cache=True)
 def socop_sets_kernel(proba, lam, k0, thresholds):
     """Prediction sets ``{y : r(x, y) <= thresholds[y]}`` as a boolean (n, K) mask."""
-    n, K = proba.shape
-    sets = np.zeros((n, K), dtype=np.bool_)
-    for i in prange(n):
-        order = np.argsort(-proba[i], kind="mergesort")
-        p_sorted = proba[i][order]
-        suffix = np.empty(K + 1)
-        vert = np.empty(K + 1, dtype=np.int64)
-        out = np.empty(K)
-        socop_rank_scores(p_sorted, lam, k0, suffix, vert, out)
-        for j in range(K):
-            lab = order[j]
-            sets[i, lab] = out[j] <= thresholds[lab]
+    sets = np.empty(proba.shape, dtype=np.bool_)
+    for i in prange(proba.shape[0]):
+        _set_row(proba[i], lam, k0, thresholds, sets[i])
+    return sets
+
+
+@jit(cache=True)
+def socop_sets_kernel_serial(proba, lam, k0, thresholds):
+    """Serial twin of :func:`socop_sets_kernel`."""
+    sets = np.empty(proba.shape, dtype=np.bool_)
+    for i in range(proba.shape[0]):
+        _set_row(proba[i], lam, k0, thresholds, sets[i])
     return sets

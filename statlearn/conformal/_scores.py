@@ -18,7 +18,7 @@ import numpy as np
 
 from ..utils import check_int, check_probabilities, check_real, check_rng, get_namespace
 from ..utils._array_api import is_numpy_namespace
-from ._kernels import socop_label_scores_kernel, socop_scores_kernel, socop_sets_kernel
+from . import _kernels
 
 __all__ = [
     "aps_scores",
@@ -369,9 +369,13 @@ def socop_scores(proba, lam, k0=1, labels=None):
         labels = _check_labels(labels, proba, xp)
     if is_numpy_namespace(xp):
         p = np.ascontiguousarray(proba, dtype=np.float64)
+        big = p.size >= _kernels.PARALLEL_MIN_SIZE
         if labels is None:
-            return socop_scores_kernel(p, lam, k0)
-        return socop_label_scores_kernel(p, np.ascontiguousarray(labels), lam, k0)
+            kernel = _kernels.socop_scores_kernel if big else _kernels.socop_scores_kernel_serial
+            return kernel(p, lam, k0)
+        kernel = (_kernels.socop_label_scores_kernel if big
+                  else _kernels.socop_label_scores_kernel_serial)
+        return kernel(p, np.ascontiguousarray(labels), lam, k0)
     scores = socop_scores_reference(proba, lam, k0)
     return scores if labels is None else _pick(scores, labels, xp)
 
@@ -386,6 +390,12 @@ def socop_scores_reference(proba, lam, k0=1):
     slope from ``P_a`` to the right chain; ``a`` is the first candidate whose
     bridge is no steeper than the next left-chain edge.
     """
+    # subnormal probabilities may overflow lam / p to +inf, as in the kernel
+    with np.errstate(over="ignore", divide="ignore"):
+        return _socop_reference(proba, lam, k0)
+
+
+def _socop_reference(proba, lam, k0):
     xp = get_namespace(proba)
     n, K = proba.shape
     dt = proba.dtype
@@ -480,6 +490,9 @@ def socop_sets(proba, lam, threshold, k0=1):
         if q.shape != (K,) or np.isnan(q).any():
             raise ValueError(f"threshold must be a number or an array of shape ({K},) without "
                              "NaN.")
-        return socop_sets_kernel(np.ascontiguousarray(proba), lam, k0, q)
+        p = np.ascontiguousarray(proba, dtype=np.float64)
+        kernel = (_kernels.socop_sets_kernel if p.size >= _kernels.PARALLEL_MIN_SIZE
+                  else _kernels.socop_sets_kernel_serial)
+        return kernel(p, lam, k0, q)
     q = threshold if hasattr(threshold, "shape") else xp.asarray(threshold, dtype=proba.dtype)
     return socop_scores_reference(proba, lam, k0) <= q

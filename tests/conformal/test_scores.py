@@ -18,11 +18,7 @@ from statlearn.conformal import (
     socop_sets,
     topk_scores,
 )
-from statlearn.conformal._kernels import (
-    socop_label_scores_kernel,
-    socop_scores_kernel,
-    socop_sets_kernel,
-)
+from statlearn.conformal import _kernels
 from statlearn.conformal._scores import socop_scores_reference
 
 # ---------------------------------------------------------------- spec 1.7 worked examples
@@ -138,15 +134,17 @@ def test_kernel_matches_reference(k0, lam):
     rng = np.random.default_rng(k0 * 100 + int(lam * 7) % 97)
     p = _probability_rows(rng, 60, 7)
     ref = socop_scores_reference(p, lam, k0)
-    got = socop_scores_kernel(p, lam, k0)
-    assert np.array_equal(np.isinf(got), np.isinf(ref))
-    fin = np.isfinite(ref)
-    np.testing.assert_allclose(got[fin], ref[fin], rtol=1e-10)
     labels = rng.integers(0, 7, size=60)
-    np.testing.assert_array_equal(socop_label_scores_kernel(p, labels, lam, k0),
-                                  got[np.arange(60), labels])
-    q = rng.choice(np.r_[got[fin], np.inf], size=7)
-    np.testing.assert_array_equal(socop_sets_kernel(p, lam, k0, q), got <= q[None, :])
+    fin = np.isfinite(ref)
+    q = rng.choice(np.r_[ref[fin], np.inf], size=7)
+    for suffix in ("", "_serial"):
+        got = getattr(_kernels, "socop_scores_kernel" + suffix)(p, lam, k0)
+        assert np.array_equal(np.isinf(got), np.isinf(ref))
+        np.testing.assert_allclose(got[fin], ref[fin], rtol=1e-10)
+        lab = getattr(_kernels, "socop_label_scores_kernel" + suffix)(p, labels, lam, k0)
+        np.testing.assert_array_equal(lab, got[np.arange(60), labels])
+        sets = getattr(_kernels, "socop_sets_kernel" + suffix)(p, lam, k0, q)
+        np.testing.assert_array_equal(sets, got <= q[None, :])
 
 
 @settings(deadline=None, max_examples=60)
