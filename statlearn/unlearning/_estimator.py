@@ -24,7 +24,7 @@ from ..utils import (
     to_numpy,
 )
 from ..utils._array_api import is_numpy_namespace
-from ._glm import LOSSES, loss_derivatives, newton_solve, objective_gradient, objective_hessian
+from ._glm import LOSSES, loss_derivatives, newton_solve, objective_hessian
 from ._linalg import CholeskyError, cho_solve, factor_with_jitter, woodbury_downdate_solve
 from ._privacy import (
     NOISES,
@@ -61,6 +61,37 @@ def _namespace_of(X):
     if array_api_compat.is_array_api_obj(X) and not isinstance(X, np.ndarray):
         return get_namespace(X)
     return np_xp
+
+
+class _Retained:
+    """The retained rows of a request: a 0/1 weight mask, with the copied rows made lazily.
+
+    Gradients use the mask over all rows (``O(n p)``, no copy of ``X``); the rows
+    themselves are gathered only when the Hessian is assembled directly or the
+    exact solver runs.
+    """
+
+    def __init__(self, est, keep):
+        self.est = est
+        self.keep = keep
+        self.n = int(keep.size)
+        mask = np.zeros(est._X.shape[0])
+        mask[keep] = 1.0
+        self.mask = asarray_like(mask, est._X, dtype=est._X.dtype)
+        self._rows = None
+
+    @property
+    def rows(self):
+        if self._rows is None:
+            self._rows = self.est._take(self.keep)
+        return self._rows
+
+    def gradient(self, beta):
+        est = self.est
+        xp = est._xp
+        d1, _ = loss_derivatives(est._y, est._X @ beta, est.loss, xp)
+        g = est._X.T @ (d1 * self.mask) + est._alpha * beta
+        return g if est._shift is None else g + est._shift
 
 
 class NewtonUnlearner(BaseEstimator):
@@ -539,18 +570,14 @@ class NewtonUnlearner(BaseEstimator):
         c2 = default if self.polylog_c2 is None else float(self.polylog_c2)
         return noise_radius(n, m, self._alpha, c1=c1, c2=c2)
 
-    def _retained_gradient(self, beta, X_keep, y_keep):
-        return objective_gradient(beta, X_keep, y_keep, self.loss, self._alpha, self._xp,
-                                  self._shift)
-
-    def _newton_direction(self, beta, step, X_keep, y_keep, removed_now, removed_all):
+    def _newton_direction(self, beta, step, ret, removed_now, removed_all):
         xp = self._xp
         if self.assume_optimal and step == 0:
             X_m, y_m = self._take(removed_now)
             d1, _ = loss_derivatives(y_m, X_m @ beta, self.loss, xp)
             g = -(X_m.T @ d1)
         else:
-            g = self._retained_gradient(beta, X_keep, y_keep)
+            g = ret.gradient(beta)
         use_stored = (self.hessian_cholesky_ is not None and step == 0)
         if use_stored:
             X_r, y_r = self._take(removed_all)
@@ -562,6 +589,7 @@ class NewtonUnlearner(BaseEstimator):
                 warnings.warn("Woodbury downdate was not numerically positive definite; "
                               "assembling the retained Hessian directly.", RuntimeWarning,
                               stacklevel=3)
+        X_keep, y_keep = ret.rows
         H = objective_hessian(beta, X_keep, y_keep, self.loss, self._alpha, xp)
         if self._alpha == 0:
             return xp.linalg.pinv(H) @ g, "direct"
@@ -589,7 +617,6 @@ class NewtonUnlearner(BaseEstimator):
         check_is_fitted(self)
         t0 = time.perf_counter()
         idx = self._check_indices(indices)
-        xp = self._xp
         m = int(idx.size)
         n_before = int((~self.removed_).sum())
         if m == 0 and not self.add_noise_on_empty:
@@ -610,14 +637,14 @@ class NewtonUnlearner(BaseEstimator):
         removed[idx] = True
         keep = np.flatnonzero(~removed)
         removed_all = np.flatnonzero(removed)
-        X_keep, y_keep = self._take(keep)
+        ret = _Retained(self, keep)
         n_total, p = self._X.shape
         alpha = self._alpha
         r = self._radius(n_before, max(m, 1))
         if self.mechanism == "guo":
-            beta, info = self._unlearn_guo(idx, keep, removed_all, X_keep, y_keep, m, rng)
+            beta, info = self._unlearn_guo(idx, removed_all, ret, rng)
         else:
-            beta, info = self._unlearn_newton(idx, removed_all, X_keep, y_keep, r, m, n_before)
+            beta, info = self._unlearn_newton(idx, removed_all, ret, r)
         # noise (drawn on the host from the seeded stream, then moved to the device)
         sigma, noise_name, b = 0.0, "none", None
         if self.mechanism == "sekhari":
@@ -664,11 +691,11 @@ class NewtonUnlearner(BaseEstimator):
             mus.append(rep.epsilon if rep.noise == "gaussian" else math.inf)
         return compose_gdp(mus)
 
-    def _unlearn_newton(self, idx, removed_all, X_keep, y_keep, r, m, n_before):
+    def _unlearn_newton(self, idx, removed_all, ret, r):
         xp = self._xp
         alpha = self._alpha
         p = self._X.shape[1]
-        if X_keep.shape[0] == 0:
+        if ret.n == 0:
             # everything removed: L_{-M} = alpha ||beta||^2 / 2, minimiser 0
             beta = xp.zeros(p, dtype=self._X.dtype, device=_device(self._X))
             return beta, {"delta_cert": 0.0, "certified": alpha > 0, "fallback": False,
@@ -677,15 +704,14 @@ class NewtonUnlearner(BaseEstimator):
         n_steps = int(self.n_newton_steps)
         hessian = "direct"
         for step in range(n_steps):
-            direction, kind = self._newton_direction(beta, step, X_keep, y_keep, idx, removed_all)
+            direction, kind = self._newton_direction(beta, step, ret, idx, removed_all)
             if step == 0:
                 hessian = kind
             beta = beta - direction
         if self.mechanism == "sekhari" or not self.verify or alpha == 0:
             delta_cert = residual = math.nan
             if self.verify and alpha > 0:
-                residual = float(xp.linalg.vector_norm(
-                    self._retained_gradient(beta, X_keep, y_keep)))
+                residual = float(xp.linalg.vector_norm(ret.gradient(beta)))
                 delta_cert = residual / alpha
             if alpha == 0:
                 warnings.warn("alpha=0: the objective is not strongly convex; no certificate "
@@ -693,10 +719,11 @@ class NewtonUnlearner(BaseEstimator):
             certified = self.mechanism == "sekhari" and alpha > 0
             return beta, {"delta_cert": delta_cert, "certified": certified, "fallback": False,
                           "residual": residual, "steps": n_steps, "hessian": hessian}
-        residual = float(xp.linalg.vector_norm(self._retained_gradient(beta, X_keep, y_keep)))
+        residual = float(xp.linalg.vector_norm(ret.gradient(beta)))
         delta_cert = residual / alpha
         fallback = False
         if delta_cert > r:
+            X_keep, y_keep = ret.rows
             beta, _, gnorm = newton_solve(X_keep, y_keep, self.loss, alpha, xp, beta0=beta,
                                           tol=self.tol, max_iter=self.max_iter)
             delta_cert = gnorm / alpha
@@ -704,19 +731,20 @@ class NewtonUnlearner(BaseEstimator):
         return beta, {"delta_cert": delta_cert, "certified": True, "fallback": fallback,
                       "residual": residual, "steps": n_steps, "hessian": hessian}
 
-    def _unlearn_guo(self, idx, keep, removed_all, X_keep, y_keep, m, rng):
+    def _unlearn_guo(self, idx, removed_all, ret, rng):
         xp = self._xp
         alpha = self._alpha
         p = self._X.shape[1]
-        n_keep = X_keep.shape[0]
+        n_keep = ret.n
         budget = self._guo_budget(self.removed_.shape[0])
         if n_keep == 0:
             beta = -self._shift / alpha
             return beta, {"delta_cert": 0.0, "certified": True, "fallback": False,
                           "residual": 0.0, "steps": 0, "hessian": "none"}
         beta = self._beta
-        direction, kind = self._newton_direction(beta, 0, X_keep, y_keep, idx, removed_all)
+        direction, kind = self._newton_direction(beta, 0, ret, idx, removed_all)
         beta = beta - direction
+        X_keep, y_keep = ret.rows
         # data-dependent residual bound of Guo et al.: gamma ||X|| ||H^-1 D|| ||X H^-1 D||
         gamma = 0.25 if self.loss == "logistic" else 0.0
         if gamma > 0:
@@ -726,7 +754,7 @@ class NewtonUnlearner(BaseEstimator):
         else:
             bound = 0.0
         self._guo_residual += bound
-        residual = float(xp.linalg.vector_norm(self._retained_gradient(beta, X_keep, y_keep)))
+        residual = float(xp.linalg.vector_norm(ret.gradient(beta)))
         fallback = False
         if self._guo_residual > budget:
             # retrain from scratch with a fresh objective perturbation

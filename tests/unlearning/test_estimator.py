@@ -356,7 +356,9 @@ def test_report_summary_and_plot():
     assert rep.to_dict()["m"] == 1
     ax = rep.plot()
     assert len(ax.lines) == 3
-    with pytest.raises(Exception):  # frozen
+    import dataclasses
+
+    with pytest.raises(dataclasses.FrozenInstanceError):
         rep.m = 3
 
 
