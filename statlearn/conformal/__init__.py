@@ -7,6 +7,7 @@ set metrics, and the conformal quantile they share.
 
 from ._classifier import SplitConformalClassifier, smoothed_pvalues, thresholds_from_scores
 from ._metrics import (
+    RAPS_SIZE_BINS,
     PredictionSetResult,
     class_conditional_coverage,
     conformal_scorer,
@@ -34,6 +35,7 @@ __all__ = [
     "DEFAULT_LAM_GRID",
     "LambdaSelection",
     "PredictionSetResult",
+    "RAPS_SIZE_BINS",
     "SplitConformalClassifier",
     "aps_scores",
     "class_conditional_coverage",

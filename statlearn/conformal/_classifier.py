@@ -236,9 +236,9 @@ class SplitConformalClassifier(ClassifierMixin, BaseEstimator):
     """
 
     def __init__(self, estimator=None, *, conformity_score="socop", alpha=0.1, lam="auto",
-                 lam_grid=None, k0=1, k_reg="auto", randomized_score=True, prefit=False, calib_size=0.3,
-                 tune_fraction=0.2, mondrian=None, randomized=False, allow_empty=True,
-                 random_state=None):
+                 lam_grid=None, k0=1, k_reg="auto", randomized_score=True, prefit=False,
+                 calib_size=0.3, tune_fraction=0.2, mondrian=None, randomized=False,
+                 allow_empty=True, random_state=None):
         self.estimator = estimator
         self.conformity_score = conformity_score
         self.alpha = alpha
@@ -554,8 +554,18 @@ class SplitConformalClassifier(ClassifierMixin, BaseEstimator):
         return sets
 
     # ------------------------------------------------------------------ evaluation
-    def evaluate(self, X, y):
+    def evaluate(self, X, y, size_bins=None):
         """Metrics of the prediction sets on labelled data.
+
+        Parameters
+        ----------
+        X : array-like
+            Features.
+        y : array-like of shape (n_samples,)
+            True labels.
+        size_bins : sequence of float or "exact", optional
+            Strata of the size-stratified coverage violation, see
+            :func:`size_stratified_coverage_violation`.
 
         Returns
         -------
@@ -563,7 +573,7 @@ class SplitConformalClassifier(ClassifierMixin, BaseEstimator):
         """
         check_is_fitted(self, "threshold_")
         y = column_or_1d(y, warn=True)
-        return evaluate_sets(self.predict_set(X), self._label_index(y), self.alpha)
+        return evaluate_sets(self.predict_set(X), self._label_index(y), self.alpha, size_bins)
 
     def score(self, X, y, sample_weight=None):
         """Minus the mean prediction-set size on ``(X, y)`` (larger is better).

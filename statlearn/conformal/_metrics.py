@@ -11,6 +11,7 @@ from scipy import stats
 from ..utils import ConfidenceInterval, Summary, check_alpha, check_option, check_real, to_numpy
 
 __all__ = [
+    "RAPS_SIZE_BINS",
     "PredictionSetResult",
     "class_conditional_coverage",
     "conformal_scorer",
@@ -135,10 +136,15 @@ def empty_rate(sets):
     return float(np.mean(_check_sets(sets).sum(axis=1) == 0))
 
 
+#: Size strata of Angelopoulos et al. (2021): 0-1, 2-3, 4-6, 7-10, 11-100, 101-1000, > 1000.
+RAPS_SIZE_BINS = (0, 2, 4, 7, 11, 101, 1001, np.inf)
+
+
 def _strata(sizes, size_bins):
-    if size_bins is None:
+    if isinstance(size_bins, str):
+        check_option(size_bins, "size_bins", ["exact"])
         return sizes, [str(int(v)) for v in np.unique(sizes)], np.unique(sizes)
-    edges = np.asarray(size_bins, dtype=float)
+    edges = np.asarray(RAPS_SIZE_BINS if size_bins is None else size_bins, dtype=float)
     if edges.ndim != 1 or edges.size < 2 or np.any(np.diff(edges) <= 0):
         raise ValueError("size_bins must be an increasing sequence of at least two edges.")
     if sizes.min() < edges[0] or sizes.max() > edges[-1]:
@@ -155,7 +161,9 @@ def size_stratified_coverage_violation(sets, y, alpha, size_bins=None):
     """SSCV: the largest gap between coverage within a size stratum and ``1 - alpha``.
 
     ``max_s |coverage among sets in stratum s - (1 - alpha)|`` over the strata
-    that hold at least one set (Angelopoulos et al., 2021).
+    that hold at least one set (Angelopoulos et al., 2021). The default strata
+    are theirs: sizes 0-1, 2-3, 4-6, 7-10, 11-100, 101-1000 and above 1000
+    (empty sets share the first stratum with singletons).
 
     Parameters
     ----------
@@ -165,9 +173,10 @@ def size_stratified_coverage_violation(sets, y, alpha, size_bins=None):
         True label indices.
     alpha : float
         Nominal miscoverage level.
-    size_bins : sequence of float, optional
-        Edges of the size strata (left-closed, last bin closed); by default
-        every observed size is its own stratum.
+    size_bins : sequence of float or "exact", optional
+        Edges of the size strata (left-closed, last bin closed); default
+        :data:`RAPS_SIZE_BINS`. ``"exact"`` makes every observed size its own
+        stratum.
 
     Returns
     -------
@@ -177,9 +186,11 @@ def size_stratified_coverage_violation(sets, y, alpha, size_bins=None):
     --------
     >>> import numpy as np
     >>> from statlearn.conformal import size_stratified_coverage_violation
-    >>> sets = np.array([[True, False], [True, False], [True, True], [True, True]])
-    >>> size_stratified_coverage_violation(sets, [0, 1, 0, 1], alpha=0.1)
+    >>> sets = np.array([[False, False], [True, False], [True, True], [True, True]])
+    >>> size_stratified_coverage_violation(sets, [0, 0, 0, 1], alpha=0.1)
     0.4
+    >>> size_stratified_coverage_violation(sets, [0, 0, 0, 1], alpha=0.1, size_bins="exact")
+    0.9
     """
     s = _check_sets(sets)
     y = _check_y(y, *s.shape)
@@ -234,7 +245,7 @@ class PredictionSetResult:
     singleton_rate, non_singleton_rate, empty_rate : float
         ``P(size = 1)``, ``P(size > 1)``, ``P(size = 0)``.
     sscv : float
-        Size-stratified coverage violation (each observed size a stratum).
+        Size-stratified coverage violation over the strata ``size_bins``.
     size_counts : ndarray of shape (K + 1,)
         Number of sets of each size ``0..K``.
     coverage_by_size : ndarray of shape (K + 1,)
@@ -327,7 +338,7 @@ class PredictionSetResult:
         return ax
 
 
-def evaluate_sets(sets, y, alpha):
+def evaluate_sets(sets, y, alpha, size_bins=None):
     """Compute every metric of prediction sets at once.
 
     Parameters
@@ -339,6 +350,8 @@ def evaluate_sets(sets, y, alpha):
         True label indices.
     alpha : float
         Nominal miscoverage level (used by SSCV and the report).
+    size_bins : sequence of float or "exact", optional
+        Strata of the SSCV, see :func:`size_stratified_coverage_violation`.
 
     Returns
     -------
@@ -367,7 +380,7 @@ def evaluate_sets(sets, y, alpha):
         alpha=alpha, n=int(n), n_covered=int(cov.sum()), coverage=float(cov.mean()),
         mean_size=float(sizes.mean()), singleton_rate=float(np.mean(sizes == 1)),
         non_singleton_rate=float(np.mean(sizes > 1)), empty_rate=float(np.mean(sizes == 0)),
-        sscv=size_stratified_coverage_violation(s, y, alpha),
+        sscv=size_stratified_coverage_violation(s, y, alpha, size_bins),
         size_counts=size_counts, coverage_by_size=by_size,
         class_coverage=class_conditional_coverage(s, y),
         class_counts=np.bincount(y, minlength=K),

@@ -42,8 +42,10 @@ def test_metric_values_by_hand():
     assert non_singleton_rate(SETS) == pytest.approx(2 / 5)
     assert non_singleton_rate(SETS, k0=2) == pytest.approx(1 / 5)
     assert empty_rate(SETS) == pytest.approx(1 / 5)
-    # strata: size 0 -> 0/1, size 1 -> 1/2, size 2 -> 1/1, size 3 -> 1/1
-    assert size_stratified_coverage_violation(SETS, Y, 0.1) == pytest.approx(0.9)
+    # exact strata: size 0 -> 0/1, size 1 -> 1/2, size 2 -> 1/1, size 3 -> 1/1
+    assert size_stratified_coverage_violation(SETS, Y, 0.1, "exact") == pytest.approx(0.9)
+    # default (RAPS) strata: sizes 0-1 -> 1/3, sizes 2-3 -> 2/2
+    assert size_stratified_coverage_violation(SETS, Y, 0.1) == pytest.approx(0.9 - 1 / 3)
     assert size_stratified_coverage_violation(SETS, Y, 0.1, size_bins=[0, 2, 3]) == \
         pytest.approx(abs(1 / 3 - 0.9))
     np.testing.assert_allclose(class_conditional_coverage(SETS, Y), [0.5, 1.0, 0.5])
@@ -56,7 +58,8 @@ def test_evaluate_sets_result():
     np.testing.assert_array_equal(res.size_counts, [1, 2, 1, 1])
     np.testing.assert_allclose(res.coverage_by_size, [0.0, 0.5, 1.0, 1.0])
     np.testing.assert_array_equal(res.class_counts, [2, 1, 2])
-    assert res.sscv == pytest.approx(0.9)
+    assert res.sscv == pytest.approx(0.9 - 1 / 3)
+    assert evaluate_sets(SETS, Y, 0.1, size_bins="exact").sscv == pytest.approx(0.9)
     lo, hi = res.confidence_interval(0.95)
     assert 0 < lo < 0.6 < hi < 1
     s = res.summary()
@@ -87,6 +90,8 @@ def test_empty_class_gives_nan():
     (lambda: size_stratified_coverage_violation(SETS, Y, 0.1, size_bins=[3, 1]),
      ValueError, "increasing"),
     (lambda: non_singleton_rate(SETS, k0=-1), ValueError, "k0"),
+    (lambda: size_stratified_coverage_violation(SETS, Y, 0.1, size_bins="sizes"),
+     ValueError, "size_bins must be one of"),
     (lambda: conformal_scorer("accuracy"), ValueError, "metric must be one of"),
 ])
 def test_metrics_reject_bad_input(call, exc, match):

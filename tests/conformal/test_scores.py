@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 from statlearn.conformal import (
+    _kernels,
     aps_scores,
     conformal_quantile,
     label_ranks,
@@ -18,7 +19,6 @@ from statlearn.conformal import (
     socop_sets,
     topk_scores,
 )
-from statlearn.conformal import _kernels
 from statlearn.conformal._scores import socop_scores_reference
 
 # ---------------------------------------------------------------- spec 1.7 worked examples
