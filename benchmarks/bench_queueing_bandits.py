@@ -60,10 +60,11 @@ def main(quick: bool) -> None:
           f" {'ratio':>7s} {'numba s, T=' + str(T):>16s}")
     for name, pol in [("oracle", OraclePolicy(env.thetas)), ("CQB-eps", CQBEpsilon()),
                       ("CQB-Opt", CQBOpt())]:
-        tn, _ = _best(lambda: run_policy(pol, env, randomness=rand_py, random_state=2), 5)
-        tp, _ = _best(lambda: run_policy(pol, env, randomness=rand_py, random_state=2,
+        tn, _ = _best(lambda pol=pol: run_policy(pol, env, randomness=rand_py, random_state=2),
+                      5)
+        tp, _ = _best(lambda pol=pol: run_policy(pol, env, randomness=rand_py, random_state=2,
                                          engine="python"), 1)
-        t5, _ = _best(lambda: run_policy(pol, env, randomness=rand, random_state=2), 5)
+        t5, _ = _best(lambda pol=pol: run_policy(pol, env, randomness=rand, random_state=2), 5)
         rn, rp = T_py / tn, T_py / tp
         print(f"{name:10s} {tn:9.4f} {rn:11.0f} {tp:9.3f} {rp:9.0f} {rn / rp:7.0f} {t5:16.4f}")
 
@@ -78,7 +79,7 @@ def main(quick: bool) -> None:
     print(f"{'T':>7s} {'seconds':>9s} {'us/round':>9s}")
     for TT in [1000, 4000, 16000] + ([] if quick else [64000]):
         r = env.sample_randomness(TT, random_state=3)
-        t, _ = _best(lambda: run_policy(CQBOpt(), env, randomness=r, random_state=2), 3)
+        t, _ = _best(lambda r=r: run_policy(CQBOpt(), env, randomness=r, random_state=2), 3)
         print(f"{TT:7d} {t:9.4f} {1e6 * t / TT:9.2f}")
 
     print("\n3b. Growth with the queue length (CQB-Opt, Numba, T = 4000; rates ~ 0.5,")
@@ -88,7 +89,8 @@ def main(quick: bool) -> None:
     for lam in [0.3, 0.45, 0.55, 0.7, 0.9]:
         e = ContextualQueueEnv(slow.thetas, arrival_rate=lam)
         r = e.sample_randomness(4000, random_state=4)
-        t, run = _best(lambda: run_policy(CQBOpt(), e, randomness=r, random_state=2), 2)
+        t, run = _best(lambda e=e, r=r: run_policy(CQBOpt(), e, randomness=r, random_state=2),
+                       2)
         q = run.queue_length.mean()
         print(f"{lam:7.2f} {q:9.1f} {1e6 * t / 4000:9.2f} {1e6 * t / 4000 / max(q, 1):13.3f}")
 

@@ -58,7 +58,7 @@ class QueueRandomness:
 
 
 class ContextualQueueEnv(ParamsMixin):
-    """One queue served by ``K`` servers whose success probabilities are logistic in the job's features.
+    """One queue, ``K`` servers, success probabilities logistic in the job's features.
 
     Round ``t`` (A.1 of the spec): the agent sees the queue; if it is not
     empty it serves one (job ``x``, server ``k``) pair, and the job departs
@@ -299,7 +299,7 @@ class ContextualQueueEnv(ParamsMixin):
         return float(np.linalg.eigvalsh(X.T @ X / X.shape[0])[0])
 
     def check_stability(self, n_samples=2000, random_state=0):
-        """Warn (:class:`UnstableQueueWarning`) when the arrival rate is not below every service rate.
+        """Warn (:class:`UnstableQueueWarning`) if the arrival rate beats every service rate.
 
         Looks at the best service rate ``max_k mu(x^T theta_k)`` over sampled
         contexts (or the whole ``context_sequence``); if ``arrival_rate`` is

@@ -67,7 +67,12 @@ def sigmoid(z):
 
 @jit
 def confidence_radius(n, d, lam, c_beta, kappa, s_bound, log_inv_delta):
-    """GLM-UCB radius ``c_beta kappa (sqrt(2 log(1/delta) + d log(1 + n/(d lam))) + sqrt(lam) S)``."""
+    """GLM-UCB confidence radius of a server with ``n`` observations.
+
+    ``c_beta kappa (sqrt(2 log(1/delta) + d log(1 + n/(d lam))) + sqrt(lam) S)``.
+
+    Zero when ``c_beta`` is zero.
+    """
     if c_beta == 0.0:
         return 0.0
     core = math.sqrt(2.0 * log_inv_delta + d * math.log(1.0 + n / (d * lam)))

@@ -51,7 +51,7 @@ class _QueuePolicy(ParamsMixin, ABC):
 
     # -- step-by-step interface -------------------------------------------
     def reset(self, n_servers, n_features, horizon, random_state=None):
-        """Prepare a run of ``horizon`` rounds with ``n_servers`` servers in dimension ``n_features``.
+        """Prepare a run of ``horizon`` rounds, ``n_servers`` servers, ``n_features`` features.
 
         Parameters
         ----------

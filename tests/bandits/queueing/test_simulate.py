@@ -83,7 +83,7 @@ def test_store_resumes(env, tmp_path):
 
 def test_common_random_numbers_reduce_variance_not_bias(env):
     """Coupling keeps E[Q*(T)] and shrinks the spread of Q(T) - Q*(T)."""
-    kw = dict(horizon=1500, n_runs=300, checkpoints=[1500], random_state=11)
+    kw = dict(horizon=1000, n_runs=200, checkpoints=[1000], random_state=11)
     crn = simulate(CQBOpt(), env, common_random_numbers=True, **kw)
     ind = simulate(CQBOpt(), env, common_random_numbers=False, **kw)
     # identical learner runs; only the oracle's randomness differs
