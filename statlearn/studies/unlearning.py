@@ -64,11 +64,8 @@ def ged_replication(setting, rng):
     n = int(setting["n"])
     ms, epsilons = tuple(setting["ms"]), tuple(setting["epsilons"])
     n_noise = int(setting["n_noise"])
-    X_all, y_all, _ = make_glm_data(n + N_TEST, n, random_state=rng)
-    # rows are i.i.d.; rescale the training design to the N(0, I_p / n) convention
-    scale = np.sqrt((n + N_TEST) / n)
-    X, y = X_all[:n] * scale, y_all[:n]
-    X0, y0 = X_all[n:] * scale, y_all[n:]
+    X_all, y_all, _ = make_glm_data(n + N_TEST, n, n_scale=n, random_state=rng)
+    X, y, X0, y0 = X_all[:n], y_all[:n], X_all[n:], y_all[n:]
     est = NewtonUnlearner(alpha=LAMBDA, noise=None, verify=False).fit(X, y)
     out = {}
     for m in ms:

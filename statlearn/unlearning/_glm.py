@@ -162,7 +162,7 @@ def newton_solve(X, y, loss, alpha, xp, beta0=None, tol=1e-10, max_iter=100, shi
     return beta, max_iter, gnorm
 
 
-def make_glm_data(n_samples, n_features, loss="logistic", *, random_state=None):
+def make_glm_data(n_samples, n_features, loss="logistic", *, n_scale=None, random_state=None):
     """Draw the high-dimensional GLM design of Pandey et al. (2025).
 
     Features ``x_i ~ N(0, I_p / n)`` (so ``||x_i|| ~ sqrt(p / n)``), true
@@ -177,6 +177,9 @@ def make_glm_data(n_samples, n_features, loss="logistic", *, random_state=None):
         ``n`` and ``p`` (>= 1).
     loss : {"logistic", "squared", "poisson"}, default="logistic"
         Response model.
+    n_scale : int, optional
+        Features are ``N(0, I_p / n_scale)``; default ``n_samples``. Set it to the
+        training size when drawing training and test rows together.
     random_state : None, int or numpy.random.Generator
         Seed.
 
@@ -195,12 +198,18 @@ def make_glm_data(n_samples, n_features, loss="logistic", *, random_state=None):
     ((200, 100), [0.0, 1.0])
     >>> bool(abs((X ** 2).sum(axis=1).mean() - 0.5) < 0.05)
     True
+
+    Training rows and fresh test rows from the same model:
+
+    >>> X, y, beta = make_glm_data(200 + 1000, 100, n_scale=200, random_state=0)
+    >>> X_train, X_test = X[:200], X[200:]
     """
     n = check_int(n_samples, "n_samples", low=1)
     p = check_int(n_features, "n_features", low=1)
     check_option(loss, "loss", LOSSES)
+    scale_n = n if n_scale is None else check_int(n_scale, "n_scale", low=1)
     rng = check_rng(random_state)
-    X = rng.standard_normal((n, p)) / np.sqrt(n)
+    X = rng.standard_normal((n, p)) / np.sqrt(scale_n)
     beta = rng.standard_normal(p)
     z = X @ beta
     if loss == "logistic":
