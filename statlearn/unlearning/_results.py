@@ -59,6 +59,14 @@ class UnlearningReport:
         ``"stored"`` (Woodbury downdate of the stored factor), ``"direct"`` or ``"none"``.
     seconds : float
         Wall time of the request.
+
+    Examples
+    --------
+    >>> from statlearn.unlearning import NewtonUnlearner, make_glm_data
+    >>> X, y, _ = make_glm_data(100, 50, random_state=0)
+    >>> rep = NewtonUnlearner(random_state=0).fit(X, y).unlearn([0]).unlearn_report_
+    >>> rep.m, rep.certified, bool(rep.mu_effective < rep.epsilon)
+    (1, True, True)
     """
 
     m: int
@@ -148,6 +156,15 @@ class DivergenceResult:
         Unlearned-coefficient draws (noise draws).
     per_point : ndarray of shape (n_points,)
         Per-point mean absolute divergence (over draws).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from statlearn.unlearning import ged
+    >>> X0, y0 = np.eye(3), np.ones(3)
+    >>> res = ged(np.zeros(3), np.ones(3), X0, y0, loss="squared")
+    >>> res.kind, res.estimate, res.n_points
+    ('GED', 0.5, 3)
     """
 
     kind: str
