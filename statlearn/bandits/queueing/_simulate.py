@@ -180,12 +180,29 @@ def run_policy(policy, env, horizon=None, *, randomness=None, random_state=None,
             f"horizon = {horizon} does not match the randomness ({randomness.horizon} rounds)."
         )
     thetas = env._validate()
-    if randomness.features.shape[1] != thetas.shape[1]:
-        raise ValueError("randomness was drawn for another feature dimension.")
+    _check_randomness(randomness, thetas.shape[1])
     if engine == "python":
         return _run_python(policy, env, randomness, pol_rng)
     policy_u = draw_policy_uniforms(pol_rng, randomness.horizon)
     return _run_numba(policy, thetas, randomness, policy_u)
+
+
+def _check_randomness(rand, d):
+    T = rand.arrivals.shape[0] if np.ndim(rand.arrivals) == 1 else -1
+    if (T < 1 or np.shape(rand.service_u) != (T,) or np.ndim(rand.features) != 2
+            or rand.features.shape[0] != T):
+        raise ValueError(
+            "randomness must hold arrivals (T,), features (T, n_features) and service_u (T,) "
+            f"with T >= 1; got shapes {np.shape(rand.arrivals)}, {np.shape(rand.features)}, "
+            f"{np.shape(rand.service_u)}."
+        )
+    if rand.features.shape[1] != d:
+        raise ValueError("randomness was drawn for another feature dimension.")
+    if np.asarray(rand.arrivals).dtype != np.bool_:
+        raise TypeError("randomness.arrivals must be a boolean array.")
+    u = np.asarray(rand.service_u, dtype=float)
+    if not (np.all(np.isfinite(rand.features)) and np.all((u >= 0) & (u <= 1))):
+        raise ValueError("randomness: features must be finite and service_u in [0, 1].")
 
 
 def _replication(setting, rng):

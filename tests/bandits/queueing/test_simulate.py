@@ -130,3 +130,16 @@ def test_run_policy_bad_input(env):
     other = ContextualQueueEnv(np.zeros((2, 3)), 0.5)
     with pytest.raises(ValueError, match="feature dimension"):
         run_policy(CQBOpt(), other, randomness=rand)
+    from statlearn.bandits.queueing import QueueRandomness
+
+    bad = [
+        (QueueRandomness(rand.arrivals, rand.features, rand.service_u[:5]), ValueError,
+         "shapes"),
+        (QueueRandomness(rand.arrivals.astype(int), rand.features, rand.service_u), TypeError,
+         "boolean"),
+        (QueueRandomness(rand.arrivals, rand.features, rand.service_u + 2), ValueError,
+         "service_u"),
+    ]
+    for r, exc, match in bad:
+        with pytest.raises(exc, match=match):
+            run_policy(CQBOpt(), env, randomness=r)
