@@ -150,9 +150,10 @@ def test_unstable_instance_warns_and_grows_linearly(make, T):
 
 
 # ---------------------------------------------------------------- A.8.4
-def test_random_policy_diverges_on_the_paper_instance(paper_env):
+def test_random_policy_diverges_on_the_paper_instance(paper_env, global_random_seed):
     """A.8.4: the random policy's mean queue grows: slope > 0 with p < 0.01."""
-    res = simulate(RandomPolicy(), paper_env, horizon=2000, n_runs=20, random_state=4)
+    res = simulate(RandomPolicy(), paper_env, horizon=2000, n_runs=20,
+                   random_state=global_random_seed)
     fit = stats.linregress(res.checkpoints, res.mean_queue_length())
     assert fit.slope > 0 and fit.pvalue < 0.01
 
@@ -211,14 +212,14 @@ def test_cqb_opt_regret_is_polylogarithmic(paper_env):
 
 
 # ---------------------------------------------------------------- A.8.7
-def test_estimator_error_decays_like_inverse_sqrt_n():
+def test_estimator_error_decays_like_inverse_sqrt_n(global_random_seed):
     """A.8.7: mean ||theta_hat - theta|| ~ n^{-1/2}: log-log slope in [-0.65, -0.35]."""
     d, reps = 3, 20
     theta_true = np.array([1.0, -1.0, 0.5])
     ns = [250, 1000, 4000, 16000]
     err = np.zeros((reps, len(ns)))
     for r in range(reps):
-        rng = np.random.default_rng(100 + r)
+        rng = np.random.default_rng([global_random_seed, r])
         X = rng.uniform(-1, 1, size=(ns[-1], d))
         y = (rng.random(ns[-1]) < 1 / (1 + np.exp(-X @ theta_true))).astype(float)
         theta = np.zeros((1, d))
