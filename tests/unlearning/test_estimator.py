@@ -380,3 +380,24 @@ def test_array_api_path_matches_numpy(xp):
     direct.unlearn([2, 5])
     np.testing.assert_allclose(to_numpy(direct.coef_), to_numpy(direct.retrain_reference()),
                                atol=direct.unlearn_report_.delta_cert + 1e-12)
+
+
+@settings(max_examples=30, deadline=None)
+@given(n=st.integers(5, 60), p=st.integers(1, 60), alpha=st.floats(1e-3, 10.0),
+       loss=st.sampled_from(["logistic", "poisson"]), data=st.data())
+def test_certificate_bounds_true_error_on_random_problems(n, p, alpha, loss, data):
+    seed = data.draw(st.integers(0, 2**31 - 1))
+    X, y, _ = make_glm_data(n, p, loss=loss, random_state=seed)
+    if loss == "logistic" and np.unique(y).size < 2:
+        y[0] = 1.0 - y[0]
+    removed = data.draw(st.lists(st.integers(0, n - 1), unique=True, max_size=n))
+    est = NewtonUnlearner(loss=loss, alpha=alpha, noise=None, random_state=0).fit(X, y)
+    exact = est.retrain_reference(removed)  # tight solver: within tol = 1e-10 of the optimum
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UnlearningWarning)
+        est.unlearn(removed)
+    rep = est.unlearn_report_
+    assert est.coef_.shape == (p,)
+    assert np.linalg.norm(est.coef_ - exact) <= rep.delta_cert + 2e-10
+    assert rep.certified == (rep.delta_cert <= rep.r or rep.fallback)
+    assert rep.certified  # verification on: certified directly or through the fallback

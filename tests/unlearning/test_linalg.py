@@ -1,0 +1,83 @@
+"""Array-API linear algebra: triangular solves, Woodbury downdate, jitter retry."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from statlearn.unlearning._glm import objective_gradient, objective_hessian
+from statlearn.unlearning._linalg import (
+    CholeskyError,
+    cho_solve,
+    cholesky_lower,
+    factor_with_jitter,
+    woodbury_downdate_solve,
+)
+from statlearn.utils import to_numpy
+
+
+def _spd(p, seed):
+    rng = np.random.default_rng(seed)
+    A = rng.standard_normal((2 * p, p))
+    return A.T @ A + 0.5 * np.eye(p), rng
+
+
+@pytest.mark.parametrize("m", [0, 1, 7])
+def test_woodbury_downdate_matches_dense_solve(xp, m):
+    p = 12
+    H, rng = _spd(p, m)
+    U = 0.3 * rng.standard_normal((m, p))
+    v = rng.standard_normal(p)
+    L = cholesky_lower(xp.asarray(H), xp)
+    got = woodbury_downdate_solve(L, xp.asarray(U), xp.asarray(v), xp)
+    expected = np.linalg.solve(H - U.T @ U, v)
+    np.testing.assert_allclose(to_numpy(got), expected, rtol=1e-10)
+    np.testing.assert_allclose(to_numpy(cho_solve(L, xp.asarray(v), xp)),
+                               np.linalg.solve(H, v), rtol=1e-10)
+
+
+def test_woodbury_refuses_a_downdate_that_is_not_positive_definite(xp):
+    H = np.eye(3)
+    U = np.array([[2.0, 0.0, 0.0]])  # H - U^T U has eigenvalue -3
+    L = cholesky_lower(xp.asarray(H), xp)
+    with pytest.raises(CholeskyError):
+        woodbury_downdate_solve(L, xp.asarray(U), xp.asarray(np.ones(3)), xp)
+
+
+def test_jitter_retry_warns_and_factorises_semidefinite_matrix():
+    import array_api_compat.numpy as npx
+
+    v = np.array([1.0, 2.0, 3.0])
+    H = np.outer(v, v)  # rank one: plain Cholesky fails
+    with pytest.raises(CholeskyError):
+        cholesky_lower(H, npx)
+    with pytest.warns(RuntimeWarning, match="jitter"):
+        L, jitter = factor_with_jitter(H, npx)
+    assert jitter == pytest.approx(1e-12 * np.trace(H) / 3)
+    np.testing.assert_allclose(L @ L.T, H + jitter * np.eye(3), atol=1e-12)
+
+
+@pytest.mark.parametrize("loss", ["squared", "logistic", "poisson"])
+def test_gradient_and_hessian_match_finite_differences(xp, loss):
+    rng = np.random.default_rng(0)
+    n, p, alpha = 30, 4, 0.7
+    X = rng.standard_normal((n, p)) / np.sqrt(n)
+    y = rng.poisson(1.0, n).astype(float) if loss != "logistic" else rng.integers(0, 2, n) * 1.0
+    beta = rng.standard_normal(p)
+    Xx, yx = xp.asarray(X), xp.asarray(y)
+    g = to_numpy(objective_gradient(xp.asarray(beta), Xx, yx, loss, alpha, xp))
+    H = to_numpy(objective_hessian(xp.asarray(beta), Xx, yx, loss, alpha, xp))
+    import array_api_compat.numpy as npx
+
+    from statlearn.unlearning._glm import objective
+
+    h = 1e-6
+    for j in range(p):
+        e = np.zeros(p)
+        e[j] = h
+        fd = (objective(beta + e, X, y, loss, alpha, npx)
+              - objective(beta - e, X, y, loss, alpha, npx)) / (2 * h)
+        assert fd == pytest.approx(g[j], rel=1e-6, abs=1e-8)
+        gp = objective_gradient(beta + e, X, y, loss, alpha, npx)
+        gm = objective_gradient(beta - e, X, y, loss, alpha, npx)
+        np.testing.assert_allclose((gp - gm) / (2 * h), H[:, j], rtol=1e-6, atol=1e-8)
