@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import warnings
 
+import array_api_compat.numpy
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
@@ -15,20 +16,13 @@ from sklearn.utils.validation import _num_samples, check_is_fitted, column_or_1d
 from ..utils import check_alpha, check_int, check_option, check_probabilities, check_real, check_rng
 from ._metrics import evaluate_sets
 from ._quantile import conformal_quantile, conformal_rank
-from ._scores import (
-    aps_scores,
-    label_ranks,
-    lac_scores,
-    raps_scores,
-    socop_scores,
-    socop_sets,
-    topk_scores,
-)
+from ._scores import _aps, _lac, _raps, _socop, _socop_sets, _topk, label_ranks, raps_scores
 from ._tuning import select_lambda
 
 __all__ = ["SplitConformalClassifier", "smoothed_pvalues", "thresholds_from_scores"]
 
 _SCORES = ("socop", "lac", "aps", "raps", "topk")
+_NP = array_api_compat.numpy
 #: lambda_R values searched for RAPS when ``lam="auto"`` (Angelopoulos et al., 2021).
 RAPS_LAM_GRID = (0.001, 0.01, 0.1, 0.2, 0.5)
 
@@ -479,19 +473,20 @@ class SplitConformalClassifier(ClassifierMixin, BaseEstimator):
         return check_probabilities(P, "estimator.predict_proba(X)")
 
     def _scores(self, proba, rng, labels=None):
+        # ``proba`` is validated by ``_proba`` and ``labels`` by ``_label_index``
+        xp = _NP
         u = None
         if self.conformity_score in ("aps", "raps") and self.randomized_score:
             u = rng.random(proba.shape[0])
         if self.conformity_score == "socop":
-            return socop_scores(proba, self.lam_, self.k0, labels=labels)
+            return _socop(proba, self.lam_, self.k0, labels, xp)
         if self.conformity_score == "lac":
-            return lac_scores(proba, labels)
+            return _lac(proba, labels, xp)
         if self.conformity_score == "topk":
-            return topk_scores(proba, labels)
+            return _topk(proba, labels, xp)
         if self.conformity_score == "aps":
-            return aps_scores(proba, labels, randomized=self.randomized_score, u=u)
-        return raps_scores(proba, labels, lam_reg=self.lam_, k_reg=self.k_reg_,
-                           randomized=self.randomized_score, u=u)
+            return _aps(proba, labels, u, xp)
+        return _raps(proba, labels, u, self.lam_, self.k_reg_, xp)
 
     def label_scores(self, X):
         """Nonconformity score of every label, shape (n_samples, K).
@@ -532,7 +527,7 @@ class SplitConformalClassifier(ClassifierMixin, BaseEstimator):
         if self.randomized:
             sets = self._smoothed_sets(proba, rng)
         elif self.conformity_score == "socop":
-            sets = socop_sets(proba, self.lam_, self.threshold_, self.k0)
+            sets = _socop_sets(proba, self.lam_, self.k0, self.threshold_, _NP)
         else:
             sets = self._scores(proba, rng) <= self.threshold_[None, :]
         if not self.allow_empty:

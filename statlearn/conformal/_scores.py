@@ -57,8 +57,28 @@ def _check_labels(labels, proba, xp):
 
 
 def _sort_desc(proba, xp):
-    """Order of labels by decreasing probability (ties: lower index first)."""
+    """Order of labels by decreasing probability (ties: lower index first).
+
+    NumPy: an unstable (introsort) argsort, redone stably only for the rows
+    that hold tied probabilities; other namespaces: a stable argsort.
+    """
+    if is_numpy_namespace(xp):
+        order = np.argsort(-proba, axis=1)
+        ps = np.take_along_axis(proba, order, axis=1)
+        tied = np.any(ps[:, 1:] == ps[:, :-1], axis=1)
+        if tied.any():
+            order[tied] = np.argsort(-proba[tied], axis=1, kind="stable")
+        return order
     return xp.argsort(-proba, axis=1, stable=True)
+
+
+def _to_label_order(by_rank, order, xp):
+    """Undo the sort: ``out[i, order[i, j]] = by_rank[i, j]``."""
+    if is_numpy_namespace(xp):
+        out = np.empty(order.shape, dtype=by_rank.dtype)
+        np.put_along_axis(out, order, by_rank, axis=1)
+        return out
+    return _gather(by_rank, xp.argsort(order, axis=1, stable=True), xp)
 
 
 def _gather(values, index, xp):
@@ -119,12 +139,18 @@ def label_ranks(proba, labels=None):
     proba, xp = _check_proba(proba)
     if labels is not None:
         labels = _check_labels(labels, proba, xp)
+    return _ranks(proba, labels, xp)
+
+
+def _ranks(proba, labels, xp):
+    if labels is not None:
         p_y = _pick(proba, labels, xp)[:, None]
         idx = xp.arange(proba.shape[1], dtype=xp.int64)[None, :]
         above = (proba > p_y) | ((proba == p_y) & (idx < labels[:, None]))
         return xp.sum(xp.astype(above, xp.int64), axis=1) + 1
     order = _sort_desc(proba, xp)
-    return xp.argsort(order, axis=1, stable=True) + 1
+    ranks = xp.broadcast_to(xp.arange(1, proba.shape[1] + 1, dtype=xp.int64), proba.shape)
+    return _to_label_order(ranks, order, xp)
 
 
 # --------------------------------------------------------------------------- baselines
@@ -160,8 +186,12 @@ def lac_scores(proba, labels=None):
     """
     proba, xp = _check_proba(proba)
     if labels is not None:
-        return 1.0 - _pick(proba, _check_labels(labels, proba, xp), xp)
-    return 1.0 - proba
+        labels = _check_labels(labels, proba, xp)
+    return _lac(proba, labels, xp)
+
+
+def _lac(proba, labels, xp):
+    return 1.0 - (proba if labels is None else _pick(proba, labels, xp))
 
 
 def topk_scores(proba, labels=None):
@@ -186,10 +216,16 @@ def topk_scores(proba, labels=None):
     [[3.0, 1.0, 2.0]]
     """
     proba, xp = _check_proba(proba)
-    return xp.astype(label_ranks(proba, labels), proba.dtype)
+    if labels is not None:
+        labels = _check_labels(labels, proba, xp)
+    return _topk(proba, labels, xp)
 
 
-def _aps_core(proba, labels, u, xp):
+def _topk(proba, labels, xp):
+    return xp.astype(_ranks(proba, labels, xp), proba.dtype)
+
+
+def _aps_core(proba, labels, u, xp, need_rank=True):
     """Mass ranked strictly above each label, and ``u * p`` (or ``p``)."""
     if labels is not None:
         p_y = _pick(proba, labels, xp)
@@ -206,8 +242,21 @@ def _aps_core(proba, labels, u, xp):
         s_sorted = cum
     else:
         s_sorted = cum - p_sorted + u[:, None] * p_sorted
-    inv = xp.argsort(order, axis=1, stable=True)
-    return _gather(s_sorted, inv, xp), inv + 1
+    s = _to_label_order(s_sorted, order, xp)
+    if not need_rank:
+        return s, None
+    ranks = xp.broadcast_to(xp.arange(1, proba.shape[1] + 1, dtype=xp.int64), proba.shape)
+    return s, _to_label_order(ranks, order, xp)
+
+
+def _aps(proba, labels, u, xp):
+    return _aps_core(proba, labels, u, xp, need_rank=False)[0]
+
+
+def _raps(proba, labels, u, lam_reg, k_reg, xp):
+    s, rank = _aps_core(proba, labels, u, xp)
+    excess = xp.astype(rank - k_reg, proba.dtype)
+    return s + lam_reg * xp.where(excess > 0, excess, xp.zeros_like(excess))
 
 
 def aps_scores(proba, labels=None, *, randomized=True, u=None, rng=None):
@@ -253,7 +302,7 @@ def aps_scores(proba, labels=None, *, randomized=True, u=None, rng=None):
     if labels is not None:
         labels = _check_labels(labels, proba, xp)
     u = _draw_u(u, proba.shape[0], rng, xp, proba) if randomized else None
-    return _aps_core(proba, labels, u, xp)[0]
+    return _aps(proba, labels, u, xp)
 
 
 def raps_scores(proba, labels=None, *, lam_reg=0.01, k_reg=1, randomized=True, u=None,
@@ -297,9 +346,7 @@ def raps_scores(proba, labels=None, *, lam_reg=0.01, k_reg=1, randomized=True, u
     if labels is not None:
         labels = _check_labels(labels, proba, xp)
     u = _draw_u(u, proba.shape[0], rng, xp, proba) if randomized else None
-    s, rank = _aps_core(proba, labels, u, xp)
-    excess = xp.astype(rank - k_reg, proba.dtype)
-    return s + lam_reg * xp.where(excess > 0, excess, xp.zeros_like(excess))
+    return _raps(proba, labels, u, lam_reg, k_reg, xp)
 
 
 # --------------------------------------------------------------------------- SOCOP
@@ -367,6 +414,10 @@ def socop_scores(proba, lam, k0=1, labels=None):
     lam, k0 = _check_socop_params(lam, k0)
     if labels is not None:
         labels = _check_labels(labels, proba, xp)
+    return _socop(proba, lam, k0, labels, xp)
+
+
+def _socop(proba, lam, k0, labels, xp):
     if is_numpy_namespace(xp):
         p = np.ascontiguousarray(proba, dtype=np.float64)
         big = p.size >= _kernels.PARALLEL_MIN_SIZE
@@ -451,8 +502,7 @@ def _socop_reference(proba, lam, k0):
     on_bridge = (rank > a_star[:, None]) & (rank <= m_star[:, None])
     by_rank = xp.where(on_left, chain, xp.where(on_bridge, s_star[:, None], chain))
     by_rank = xp.where(pos, by_rank, inf)
-    inv = xp.argsort(order, axis=1, stable=True)
-    return _gather(by_rank, inv, xp)
+    return _to_label_order(by_rank, order, xp)
 
 
 def socop_sets(proba, lam, threshold, k0=1):
@@ -490,9 +540,15 @@ def socop_sets(proba, lam, threshold, k0=1):
         if q.shape != (K,) or np.isnan(q).any():
             raise ValueError(f"threshold must be a number or an array of shape ({K},) without "
                              "NaN.")
+        return _socop_sets(proba, lam, k0, q, xp)
+    q = threshold if hasattr(threshold, "shape") else xp.asarray(threshold, dtype=proba.dtype)
+    return _socop_sets(proba, lam, k0, q, xp)
+
+
+def _socop_sets(proba, lam, k0, q, xp):
+    if is_numpy_namespace(xp):
         p = np.ascontiguousarray(proba, dtype=np.float64)
         kernel = (_kernels.socop_sets_kernel if p.size >= _kernels.PARALLEL_MIN_SIZE
                   else _kernels.socop_sets_kernel_serial)
         return kernel(p, lam, k0, q)
-    q = threshold if hasattr(threshold, "shape") else xp.asarray(threshold, dtype=proba.dtype)
     return socop_scores_reference(proba, lam, k0) <= q
