@@ -204,6 +204,8 @@ class NewtonUnlearner(BaseEstimator):
         Report of the last request (audit only, never publish it).
     history_ : list of UnlearningReport
         Reports of all requests.
+    sigma_, r_, delta_cert_, mu_effective_ : float or None
+        Shortcuts to the fields of ``unlearn_report_`` (``None`` before any request).
     mu_spent_ : float
         Composed GDP parameter ``sqrt(sum_k epsilon_k^2)`` of the released
         sequence (Dong, Roth and Su composition; an extension beyond the paper's
@@ -695,6 +697,31 @@ class NewtonUnlearner(BaseEstimator):
         self.history_.append(report)
         self.mu_spent_ = self._ledger()
         return self
+
+    def _last_report_field(self, name):
+        check_is_fitted(self)
+        rep = self.unlearn_report_
+        return None if rep is None else getattr(rep, name)
+
+    @property
+    def sigma_(self):
+        """Noise scale of the last request (``None`` before any request)."""
+        return self._last_report_field("sigma")
+
+    @property
+    def r_(self):
+        """Error radius of the last request (``None`` before any request)."""
+        return self._last_report_field("r")
+
+    @property
+    def delta_cert_(self):
+        """Certified error bound of the last request (audit only)."""
+        return self._last_report_field("delta_cert")
+
+    @property
+    def mu_effective_(self):
+        """Realised GDP parameter ``delta_cert_ / sigma_`` of the last request (audit only)."""
+        return self._last_report_field("mu_effective")
 
     def _ledger(self):
         mus = []

@@ -152,6 +152,9 @@ def test_verification_certificate_bounds_true_error():
     ref = est.retrain_reference([7, 8])
     est.unlearn([7, 8])
     rep = est.unlearn_report_
+    assert (est.sigma_, est.r_, est.delta_cert_, est.mu_effective_) == (
+        rep.sigma, rep.r, rep.delta_cert, rep.mu_effective)
+    assert NewtonUnlearner(noise=None).fit(X, y).sigma_ is None
     err = np.linalg.norm(est.coef_ - ref)
     assert err <= rep.delta_cert <= rep.r
     assert rep.certified and not rep.fallback
