@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import numbers
 import time
 import warnings
 
@@ -34,6 +33,7 @@ from ._privacy import (
     noise_radius,
     sekhari_noise_std,
 )
+from ._requests import Retained, check_removal_indices
 from ._results import UnlearningReport
 
 __all__ = ["NewtonUnlearner", "UnlearningWarning"]
@@ -76,37 +76,6 @@ def _namespace_of(X):
     if array_api_compat.is_array_api_obj(X) and not isinstance(X, np.ndarray):
         return get_namespace(X)
     return np_xp
-
-
-class _Retained:
-    """The retained rows of a request: a 0/1 weight mask, with the copied rows made lazily.
-
-    Gradients use the mask over all rows (``O(n p)``, no copy of ``X``); the rows
-    themselves are gathered only when the Hessian is assembled directly or the
-    exact solver runs.
-    """
-
-    def __init__(self, est, keep):
-        self.est = est
-        self.keep = keep
-        self.n = int(keep.size)
-        mask = np.zeros(est._X.shape[0])
-        mask[keep] = 1.0
-        self.mask = asarray_like(mask, est._X, dtype=est._X.dtype)
-        self._rows = None
-
-    @property
-    def rows(self):
-        if self._rows is None:
-            self._rows = self.est._take(self.keep)
-        return self._rows
-
-    def gradient(self, beta):
-        est = self.est
-        xp = est._xp
-        d1, _ = loss_derivatives(est._y, est._X @ beta, est.loss, xp)
-        g = est._X.T @ (d1 * self.mask) + est._alpha * beta
-        return g if est._shift is None else g + est._shift
 
 
 class NewtonUnlearner(BaseEstimator):
@@ -546,31 +515,7 @@ class NewtonUnlearner(BaseEstimator):
 
     # ------------------------------------------------------------- unlearning
     def _check_indices(self, indices, name="indices"):
-        n = self.removed_.shape[0]
-        arr = np.asarray(to_numpy(indices) if not isinstance(indices, list | tuple | range)
-                         else list(indices))
-        if arr.ndim != 1:
-            raise ValueError(f"{name} must be a 1-D sequence of row indices, got shape "
-                             f"{arr.shape}.")
-        if arr.size == 0:
-            return np.zeros(0, dtype=np.intp)
-        if arr.dtype == bool or not np.issubdtype(arr.dtype, np.integer):
-            if not all(isinstance(v, numbers.Integral) and not isinstance(v, bool | np.bool_)
-                       for v in arr.tolist()):
-                raise TypeError(f"{name} must hold integers, got dtype {arr.dtype}.")
-        arr = arr.astype(np.intp)
-        if np.any(arr < 0) or np.any(arr >= n):
-            bad = arr[(arr < 0) | (arr >= n)][:5].tolist()
-            raise ValueError(f"{name} must lie in [0, {n - 1}] (rows seen by fit), got {bad}.")
-        uniq, counts = np.unique(arr, return_counts=True)
-        if np.any(counts > 1):
-            raise ValueError(f"{name} must not repeat a row; duplicated: "
-                             f"{uniq[counts > 1][:5].tolist()}.")
-        already = arr[self.removed_[arr]]
-        if already.size:
-            raise ValueError(f"{name} includes rows already removed by an earlier request: "
-                             f"{already[:5].tolist()}.")
-        return arr
+        return check_removal_indices(indices, self.removed_, name)
 
     def _take(self, rows):
         xp = self._xp
@@ -654,7 +599,7 @@ class NewtonUnlearner(BaseEstimator):
         removed[idx] = True
         keep = np.flatnonzero(~removed)
         removed_all = np.flatnonzero(removed)
-        ret = _Retained(self, keep)
+        ret = Retained(self, keep)
         n_total, p = self._X.shape
         alpha = self._alpha
         r = self._radius(n_before, max(m, 1))
