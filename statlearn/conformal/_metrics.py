@@ -8,7 +8,15 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ..utils import ConfidenceInterval, Summary, check_alpha, check_option, check_real, to_numpy
+from ..utils import (
+    ConfidenceInterval,
+    Summary,
+    check_alpha,
+    check_int,
+    check_option,
+    check_real,
+    to_numpy,
+)
 
 __all__ = [
     "RAPS_SIZE_BINS",
@@ -117,8 +125,6 @@ def non_singleton_rate(sets, k0=1):
     >>> non_singleton_rate(np.array([[True, False], [True, True]]))
     0.5
     """
-    from ..utils import check_int
-
     k0 = check_int(k0, "k0", low=0)
     return float(np.mean(_check_sets(sets).sum(axis=1) > k0))
 
