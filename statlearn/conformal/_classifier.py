@@ -64,9 +64,18 @@ def thresholds_from_scores(scores, labels, alpha, n_classes, mondrian=False):
     labels = np.asarray(labels)
     if not mondrian:
         return np.full(n_classes, conformal_quantile(scores, alpha))
+    if np.isnan(scores).any():
+        raise ValueError("scores must not contain NaN.")
+    # sort by (label, score) once, then read each class's k-th smallest: O(n log n + K)
+    order = np.lexsort((scores, labels))
+    s_sorted = scores[order]
+    counts = np.bincount(labels, minlength=n_classes)
+    starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
     q = np.full(n_classes, np.inf)
-    for k in np.unique(labels):
-        q[k] = conformal_quantile(scores[labels == k], alpha)
+    for c in np.flatnonzero(counts):
+        k = conformal_rank(int(counts[c]), alpha)
+        if k <= counts[c]:
+            q[c] = s_sorted[starts[c] + k - 1]
     return q
 
 

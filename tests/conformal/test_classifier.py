@@ -271,3 +271,21 @@ def test_rejects_bad_data(data):
         fitted.evaluate(Xt, np.full(500, 9))
     with pytest.raises(ValueError, match="features"):
         fitted.predict_set(Xt[:, :3])
+
+
+def test_mondrian_thresholds_match_per_class_quantiles():
+    from statlearn.conformal import conformal_quantile, thresholds_from_scores
+
+    rng = np.random.default_rng(6)
+    for _ in range(30):
+        n, K = int(rng.integers(1, 60)), int(rng.integers(2, 7))
+        labels = rng.integers(0, K, size=n)
+        scores = np.round(rng.exponential(size=n), 1)  # ties included
+        scores[rng.random(n) < 0.1] = np.inf
+        alpha = float(rng.choice([0.05, 0.1, 0.3, 0.6]))
+        q = thresholds_from_scores(scores, labels, alpha, K, mondrian=True)
+        for k in range(K):
+            own = scores[labels == k]
+            assert q[k] == (conformal_quantile(own, alpha) if own.size else np.inf)
+        marginal = thresholds_from_scores(scores, labels, alpha, K)
+        assert np.all(marginal == conformal_quantile(scores, alpha))
