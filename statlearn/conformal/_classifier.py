@@ -372,8 +372,10 @@ class SplitConformalClassifier(ClassifierMixin, BaseEstimator):
 
     def _label_index(self, y, name="y"):
         y = np.asarray(y)
-        idx = np.searchsorted(self.classes_, y)
-        idx = np.clip(idx, 0, self.classes_.size - 1)
+        sorter = np.argsort(self.classes_, kind="stable")  # classes_ of a prefit model
+        pos = np.clip(np.searchsorted(self.classes_, y, sorter=sorter), 0,
+                      self.classes_.size - 1)
+        idx = sorter[pos]
         bad = self.classes_[idx] != y
         if np.any(bad):
             raise ValueError(f"{name} contains labels unknown to the model: "

@@ -289,3 +289,26 @@ def test_mondrian_thresholds_match_per_class_quantiles():
             assert q[k] == (conformal_quantile(own, alpha) if own.size else np.inf)
         marginal = thresholds_from_scores(scores, labels, alpha, K)
         assert np.all(marginal == conformal_quantile(scores, alpha))
+
+
+def test_prefit_model_with_unsorted_classes(data):
+    X, y, Xt, yt = data
+
+    class Reversed(LogisticRegression):
+        def fit(self, X, y):
+            super().fit(X, y)
+            self.order_ = np.arange(self.classes_.size)[::-1]
+            self.classes_ = self.classes_[self.order_]
+            return self
+
+        def predict_proba(self, X):
+            return super().predict_proba(X)[:, self.order_]
+
+    base = Reversed().fit(X[:600], y[:600])
+    rev = SplitConformalClassifier(base, prefit=True, lam=0.1).fit(X[600:], y[600:])
+    ref = SplitConformalClassifier(LogisticRegression().fit(X[:600], y[:600]), prefit=True,
+                                   lam=0.1).fit(X[600:], y[600:])
+    np.testing.assert_array_equal(rev.classes_, np.arange(6)[::-1])
+    np.testing.assert_allclose(rev.calib_scores_, ref.calib_scores_)
+    np.testing.assert_array_equal(rev.predict_set(Xt)[:, ::-1], ref.predict_set(Xt))
+    assert rev.evaluate(Xt, yt).coverage == ref.evaluate(Xt, yt).coverage
