@@ -1,0 +1,67 @@
+"""The 1-vs-2 cluster tester (A7, P8)."""
+
+import numpy as np
+import pytest
+
+import statlearn.cluster as cl
+from statlearn.datasets import make_planted_expanders, make_random_regular_graph
+from statlearn.utils._testing import assert_binomial_rate, mc_size
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("b", [16, 256])
+def test_p8_one_vs_two_expanders(b):
+    """P8: one random 8-regular expander vs two disjoint halves; correct in >= 95% of trials.
+
+    Full size: n = 4000, 40 trials per graph type; CI size: n = 1000, 16 trials,
+    one repeat and t = 20 (long enough to mix on these expanders). The binomial
+    check fails with probability <= 1e-6 when the true rate is 0.95.
+    """
+    n = mc_size(ci=1000, full=4000)
+    trials = mc_size(ci=16, full=40)
+    kw = dict(batch_size=b, n_repeats=mc_size(ci=1, full=3), walk_length=20)
+    correct, nu2 = 0, {1: [], 2: []}
+    for trial in range(trials):
+        one = make_random_regular_graph(n, 8, random_state=trial)
+        two, _ = make_planted_expanders([n // 2, n // 2], 8, n_bridges=0, random_state=trial)
+        for truth, graph in ((1, one), (2, two)):
+            res = cl.test_one_vs_two_clusters(graph, random_state=1000 + trial, **kw)
+            assert res.n_samples >= 64 and res.batch_size == b
+            correct += res.n_clusters == truth
+            nu2[truth].append(res.nu2)
+    assert_binomial_rate(correct, 2 * trials, 0.95, alternative="less", label="correct")
+    assert np.median(nu2[1]) < 0.3 < 0.7 < np.median(nu2[2])
+
+
+def test_result_object_and_costs():
+    A = make_random_regular_graph(300, 6, random_state=0)
+    res = cl.test_one_vs_two_clusters(A, batch_size=8, n_walks=64, n_samples=10, n_repeats=1,
+                                      walk_length=5, random_state=0)
+    assert res.n_clusters in (1, 2) and res.two_clusters == (res.n_clusters == 2)
+    assert res.eigenvalues.shape == (10,) and np.all(np.diff(res.eigenvalues) <= 0)
+    assert res.walk_steps == 55 * 2 * 64 * 5
+    assert res.peak_memory_words == 100 + 10 + 1 + 8 + 2
+    assert "nu2" in str(res.summary())
+    ax = res.plot()
+    assert ax.get_title().startswith("decision")
+    again = cl.test_one_vs_two_clusters(A, batch_size=8, n_walks=64, n_samples=10, n_repeats=1,
+                                        walk_length=5, random_state=0)
+    assert again.nu2 == res.nu2
+
+
+@pytest.mark.parametrize("kwargs, exc, match", [
+    (dict(batch_size=0), ValueError, "batch_size"),
+    (dict(n_samples=1), ValueError, "n_samples"),
+    (dict(walk_length=0), ValueError, "walk_length"),
+    (dict(threshold="x"), TypeError, "threshold"),
+    (dict(backend="tpu"), ValueError, "backend"),
+    (dict(n_repeats=0), ValueError, "n_repeats"),
+])
+def test_bad_inputs(kwargs, exc, match):
+    A = make_random_regular_graph(50, 4, random_state=0)
+    with pytest.raises(exc, match=match):
+        cl.test_one_vs_two_clusters(A, **kwargs)
+
+
+def test_not_collected_as_a_test():
+    assert cl.test_one_vs_two_clusters.__test__ is False
