@@ -1,0 +1,250 @@
+"""Sublinear spectral clustering oracle with little memory: the paper's SBM experiment.
+
+Setup of Shen, Zhu, Peng, Huang (ICLR 2026), section 5: stochastic block
+model with ``n = 3000`` vertices, ``k = 3`` blocks of 1000, ``p = 0.07``
+inside and ``q = 0.002`` across blocks; a fresh graph per run. Two oracles
+with the same landmarks, median repeats and walk-length rule:
+
+* ``low-memory``: the batched estimator, ``b`` endpoints in memory,
+  ``R = ceil(4 n / b)`` walks per estimate (more time when ``b`` shrinks);
+* ``prior``: the estimator of the earlier oracles (Shen & Peng 2023), which
+  stores all ``R`` endpoints of both walk sets, so ``R`` is set by memory.
+
+Per run we record whether construction succeeds (the similarity graph has
+``k`` components) and the accuracy on random query vertices (best label
+permutation; outliers count as errors), the words held while building the
+oracle, and the walk steps per query ``T``. The walk length is chosen by
+the eigen-gap rule (``walk_length="auto"``) in every run: no hand tuning.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from ..cluster import OracleConstructionError, SpectralClusteringOracle
+from ..datasets import make_sbm_graph
+from ._registry import StudyContext, StudyReport, register_study
+
+__all__ = ["label_accuracy", "oracle_replication", "spectral_oracle_study"]
+
+N, K, P_IN, Q_OUT = 3000, 3, 0.07, 0.002
+
+# the paper's table (space in words while building D; baseline 1x = 10,400 words)
+PAPER_TABLE = pd.DataFrame({
+    "oracle": ["low-memory"] * 3 + ["prior"] * 4,
+    "words": [9900, 10100, 10400, 34840, 43888, 44383, 61223],
+    "x baseline": [0.95, 0.97, 1.00, 3.35, 4.22, 4.27, 5.89],
+    "success rate": [1.0, 1.0, 1.0, 0.0, 0.6, 1.0, 1.0],
+    "accuracy": [0.9833, 0.9900, 0.9907, np.nan, 0.9860, 0.9997, 1.0000],
+})
+
+
+def label_accuracy(pred, truth, n_clusters):
+    """Fraction of correct labels after the best permutation (outliers are errors).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from statlearn.studies.spectral_oracle import label_accuracy
+    >>> label_accuracy(np.array([1, 1, 0, -1]), np.array([0, 0, 1, 1]), 2)
+    0.75
+    """
+    from scipy.optimize import linear_sum_assignment
+
+    pred = np.asarray(pred)
+    truth = np.asarray(truth)
+    C = np.zeros((n_clusters, n_clusters))
+    ok = pred >= 0
+    np.add.at(C, (pred[ok], truth[ok]), 1)
+    r, c = linear_sum_assignment(-C)
+    return float(C[r, c].sum() / truth.size)
+
+
+def oracle_replication(setting, rng):
+    """One run: fresh SBM graph, build the oracle, answer random queries.
+
+    Parameters
+    ----------
+    setting : dict
+        ``oracle`` (``"low-memory"`` or ``"prior"``), ``memory`` (``b`` for
+        low-memory, ``R`` for prior), ``n_queries``, ``n_repeats`` (``0``:
+        the default) and optionally ``n``, ``p``, ``q`` (graph size and
+        probabilities; the paper's by default).
+    rng : numpy.random.Generator
+        The run's random stream.
+
+    Returns
+    -------
+    dict
+        ``success``, ``accuracy`` (NaN when construction failed),
+        ``walk_length``, ``peak_words``, ``walk_buffer_words``,
+        ``steps_per_query`` and ``fit_steps``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from statlearn.studies.spectral_oracle import oracle_replication
+    >>> out = oracle_replication({"oracle": "low-memory", "memory": 20, "n_queries": 20,
+    ...                           "n_repeats": 3, "n": 300, "p": 0.3, "q": 0.01},
+    ...                          np.random.default_rng(0))
+    >>> out["success"], out["accuracy"] > 0.9
+    (True, True)
+    """
+    n = int(setting.get("n", N))
+    p = float(setting.get("p", P_IN))
+    q = float(setting.get("q", Q_OUT))
+    A, y = make_sbm_graph([n // K] * K, p, q, random_state=rng)
+    reps = int(setting.get("n_repeats", 0)) or None
+    kw = dict(n_repeats=reps, random_state=int(rng.integers(2**31)))
+    if setting["oracle"] == "prior":
+        oracle = SpectralClusteringOracle(K, mode="prior", n_walks=int(setting["memory"]), **kw)
+    elif setting["oracle"] == "low-memory":
+        oracle = SpectralClusteringOracle(K, batch_size=int(setting["memory"]), **kw)
+    else:
+        raise ValueError(f"setting['oracle'] must be 'low-memory' or 'prior', got "
+                         f"{setting['oracle']!r}.")
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # small eigen-gaps are reported as failures
+        try:
+            oracle.fit(A)
+            success = True
+        except OracleConstructionError:
+            success = False
+    out = {"success": success, "accuracy": math.nan,
+           "walk_length": getattr(oracle, "walk_length_", math.nan),
+           "peak_words": oracle.peak_memory_words_,
+           "walk_buffer_words": oracle.walk_buffer_words_,
+           "steps_per_query": getattr(oracle, "walk_steps_per_query_", math.nan),
+           "fit_steps": getattr(oracle, "walk_steps_fit_", math.nan)}
+    if success:
+        queries = rng.choice(A.shape[0], size=int(setting["n_queries"]), replace=False)
+        out["accuracy"] = label_accuracy(oracle.predict(queries), y[queries], K)
+    return out
+
+
+def _table(res, n):
+    t = res.table
+    rows = []
+    for (oracle, memory), g in t.groupby(["oracle", "memory"], sort=False):
+        ok = g["success"].astype(bool)
+        acc = g.loc[ok, "accuracy"]
+        rows.append({
+            "oracle": oracle, "b or R": int(memory),
+            "words": int(g["peak_words"].max()),
+            "walk buffer": int(g["walk_buffer_words"].max()),
+            "success rate": float(ok.mean()), "runs": len(g),
+            "accuracy": float(acc.mean()) if len(acc) else math.nan,
+            "accuracy se": float(acc.std(ddof=1) / math.sqrt(len(acc))) if len(acc) > 1
+            else math.nan,
+            "t (median)": float(np.nanmedian(g["walk_length"].astype(float))),
+            "steps/query T": float(g["steps_per_query"].median()),
+        })
+    table = pd.DataFrame(rows)
+    base = table[table["oracle"] == "low-memory"]["words"].max()
+    table.insert(3, "x baseline", table["words"] / base)
+    table["S_walk*T/n"] = table["walk buffer"] * table["steps/query T"] / n
+    return table
+
+
+def _figure(table):
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(10.5, 3.9))
+    ax = axes[0]
+    for j, (name, g) in enumerate(table.groupby("oracle", sort=False)):
+        g = g.sort_values("walk buffer")
+        ax.plot(g["steps/query T"], g["walk buffer"], "-", color=f"C{j}", alpha=0.6)
+        ok = g["success rate"] >= 0.5
+        ax.scatter(g["steps/query T"][ok], g["walk buffer"][ok], color=f"C{j}",
+                   label=f"{name} (built)")
+        ax.scatter(g["steps/query T"][~ok], g["walk buffer"][~ok], facecolors="none",
+                   edgecolors=f"C{j}", label=f"{name} (failed)")
+    lo = table[table["oracle"] == "low-memory"]
+    if len(lo):
+        c = float(np.median(lo["walk buffer"] * lo["steps/query T"]))
+        ts = np.geomspace(table["steps/query T"].min(), table["steps/query T"].max(), 50)
+        ax.plot(ts, c / ts, "k:", label="S*T = const")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("walk steps per query T")
+    ax.set_ylabel("walk-buffer words S")
+    ax.set_title("memory / time trade-off")
+    ax.legend(fontsize="small")
+    ax = axes[1]
+    for j, (name, g) in enumerate(table.groupby("oracle", sort=False)):
+        g = g.sort_values("walk buffer")
+        ax.plot(g["walk buffer"], g["success rate"], "o--", color=f"C{j}",
+                label=f"{name}: success rate")
+        ax.plot(g["walk buffer"], g["accuracy"], "s-", color=f"C{j}", label=f"{name}: accuracy")
+    ax.set_xscale("log")
+    ax.set_xlabel("walk-buffer words (the rest, ~s^2 + s s', is the same for all)")
+    ax.set_ylim(-0.05, 1.05)
+    ax.set_title(f"SBM n={N}, k={K}, p={P_IN}, q={Q_OUT}")
+    ax.legend(fontsize="small")
+    fig.tight_layout()
+    return fig
+
+
+@register_study("spectral-oracle", title="Spectral clustering oracle with little memory",
+                paper="Shen, Zhu, Peng, Huang (ICLR 2026), OpenReview 0GpolO2auw")
+def spectral_oracle_study(ctx: StudyContext) -> StudyReport:
+    """The paper's SBM table (low-memory vs prior oracle) and the S-vs-T curve.
+
+    Examples
+    --------
+    >>> from statlearn.studies import StudyContext, get_study
+    >>> rep = get_study("spectral-oracle").run(StudyContext(quick=True))  # doctest: +SKIP
+    """
+    n_reps = ctx.size(quick=2, full=5)
+    n_queries = ctx.size(quick=60, full=500)
+    n_repeats = ctx.size(quick=3, full=0)  # 0: the default (7 for n = 3000)
+    b_grid = ctx.size(quick=[16, 32, 55], full=[4, 8, 16, 32, 55])
+    r_grid = ctx.size(quick=[20, 40, 110], full=[15, 25, 40, 60, 110])
+    grid = ([{"oracle": "low-memory", "memory": b, "n_queries": n_queries,
+              "n_repeats": n_repeats} for b in b_grid]
+            + [{"oracle": "prior", "memory": r, "n_queries": n_queries,
+                "n_repeats": n_repeats} for r in r_grid])
+    res = ctx.run(oracle_replication, grid, n_reps, name="spectral-oracle")
+    table = _table(res, N)
+    fig = _figure(table)
+
+    lo = table[table["oracle"] == "low-memory"]
+    pr = table[table["oracle"] == "prior"]
+    built_lo = lo[lo["success rate"] >= 0.8]
+    built_pr = pr[pr["success rate"] >= 0.8]
+    st_spread = (float(lo["S_walk*T/n"].max() / lo["S_walk*T/n"].min()) if len(lo)
+                 else math.nan)
+    min_lo = int(built_lo["walk buffer"].min()) if len(built_lo) else None
+    min_pr = int(built_pr["walk buffer"].min()) if len(built_pr) else None
+    ratio = (f"{min_lo / min_pr:.2f}" if min_lo is not None and min_pr is not None else "n/a")
+    picks = sorted({int(v) for v in res.table["walk_length"].dropna()})
+    size = "quick (n_repeats=3, " if ctx.quick else "full (default n_repeats=7, "
+    text = (
+        f"SBM n={N}, k={K}, p={P_IN}, q={Q_OUT}; {n_reps} runs per setting (fresh graph each), "
+        f"{n_queries} random queries per run; size {size}{n_queries} queries). Words = "
+        "peak words held while building D, counted by the algorithm (landmark Gram/Psi "
+        "matrix s^2, cluster-landmark cache s*s', walk buffer, bookkeeping); with the "
+        "default s=62, s'=42 the landmark part is about 6,600 words, so totals move little "
+        "while the walk buffer moves a lot. Walk lengths chosen by the eigen-gap rule: "
+        f"{picks}.\n\n"
+        "**Paper (Table, space in words; baseline 1x = 10,400):** low-memory oracle at "
+        "0.95-1.0x: success 1.0, accuracy 0.983-0.991; prior oracle at 3.35x: success 0.0, "
+        "at 4.22x: 0.6 (accuracy 0.986), at 4.27-5.89x: 1.0 (accuracy 0.9997-1.0).\n\n"
+        f"**Ours:** the low-memory oracle builds (success >= 0.8) with walk buffers down to "
+        f"{min_lo} words; the prior oracle needs at least {min_pr} words of walk buffer "
+        f"(ratio {ratio}; the paper's finding is that the low-memory oracle succeeds with "
+        "<= 1/4 of the memory at which the prior one first succeeds). "
+        "Across batch sizes, S_walk*T/n of the low-memory oracle varies by a factor "
+        f"{st_spread:.2f} (theory: constant, S*T = O~(n)); the prior oracle's memory and time "
+        "grow together. Accuracy of built low-memory oracles: "
+        + ", ".join(f"b={int(r['b or R'])}: {r['accuracy']:.3f}" for _, r in lo.iterrows())
+        + ". The paper's table is shown below for comparison."
+    )
+    return StudyReport(name="spectral-oracle", title="Spectral clustering oracle with little "
+                       "memory (SBM)", tables={"oracles": table, "paper": PAPER_TABLE},
+                       figures={"tradeoff": fig}, text=text)

@@ -1,0 +1,53 @@
+"""The spectral-oracle study: replication function, table and figure at small size."""
+
+import math
+
+import numpy as np
+import pytest
+
+from statlearn.simulation import run_study
+from statlearn.studies import get_study
+from statlearn.studies.spectral_oracle import (
+    PAPER_TABLE,
+    _figure,
+    _table,
+    label_accuracy,
+    oracle_replication,
+)
+
+SMALL = {"n_queries": 20, "n_repeats": 3, "n": 300, "p": 0.3, "q": 0.01}
+
+
+def test_label_accuracy_uses_best_permutation_and_counts_outliers():
+    assert label_accuracy([2, 2, 0, 1], [0, 0, 1, 2], 3) == 1.0
+    assert label_accuracy([-1, 0], [0, 0], 1) == 0.5
+
+
+def test_table_and_figure_from_a_small_run():
+    grid = [{"oracle": o, "memory": m, **SMALL}
+            for o, m in (("low-memory", 8), ("low-memory", 20), ("prior", 4), ("prior", 20))]
+    res = run_study(oracle_replication, grid, n_reps=2, random_state=0, progress=False)
+    table = _table(res, 300)
+    assert list(table["oracle"]) == ["low-memory", "low-memory", "prior", "prior"]
+    lo = table[table["oracle"] == "low-memory"]
+    assert (lo["success rate"] == 1).all() and (lo["accuracy"] > 0.9).all()
+    # the trade-off: S_walk * T / n is flat across b for the low-memory oracle
+    spread = lo["S_walk*T/n"].max() / lo["S_walk*T/n"].min()
+    assert spread < 1.5
+    pr = table[table["oracle"] == "prior"]
+    assert (pr["walk buffer"] == 2 * pr["b or R"]).all()
+    fig = _figure(table)
+    assert len(fig.axes) == 2
+
+
+def test_replication_reports_failure_without_raising():
+    out = oracle_replication({"oracle": "prior", "memory": 1, **SMALL}, np.random.default_rng(1))
+    assert out["success"] is False and math.isnan(out["accuracy"])
+    with pytest.raises(ValueError, match="oracle"):
+        oracle_replication({"oracle": "other", "memory": 4, **SMALL}, np.random.default_rng(0))
+
+
+def test_registered_with_paper_table():
+    study = get_study("spectral-oracle")
+    assert "ICLR 2026" in study.paper
+    assert PAPER_TABLE["accuracy"].max() == 1.0
