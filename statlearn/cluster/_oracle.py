@@ -12,7 +12,7 @@ import numpy as np
 from statlearn.utils import check_int, check_option, spawn_seeds
 
 from ._graph import as_graph_access
-from ._params import ParamsMixin, WORDS_PER_ENDPOINT, memory_layout, resolve
+from ._params import ParamsMixin, memory_layout, resolve
 from ._walks import BACKENDS, _vertices, base_words, median_estimates
 
 __all__ = ["OracleConstructionError", "SpectralClusteringOracle"]

@@ -136,8 +136,8 @@ def test_one_vs_two_clusters(graph, *, walk_length=None, batch_size=None, n_walk
     >>> one = make_random_regular_graph(400, 8, random_state=0)
     >>> two, _ = make_planted_expanders([200, 200], 8, n_bridges=0, random_state=0)
     >>> kw = dict(n_repeats=1, walk_length=20, random_state=0)
-    >>> test_one_vs_two_clusters(one, **kw).n_clusters, test_one_vs_two_clusters(two, **kw).n_clusters
-    (1, 2)
+    >>> [test_one_vs_two_clusters(g, **kw).n_clusters for g in (one, two)]
+    [1, 2]
     """
     g = as_graph_access(graph, max_degree=max_degree)
     n = g.n

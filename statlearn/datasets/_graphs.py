@@ -71,6 +71,9 @@ def _symmetric_csr(u, v, n, dtype):
     data = np.ones(rows.size, dtype=dtype)
     A = sp.csr_array((data, (rows, cols)), shape=(n, n))
     A.sort_indices()
+    if A.nnz < 2**31 - 1 and n < 2**31 - 1:  # 32-bit indices when they fit (as scipy does)
+        A.indices = A.indices.astype(np.int32)
+        A.indptr = A.indptr.astype(np.int32)
     return A
 
 

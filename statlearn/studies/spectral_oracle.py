@@ -203,7 +203,7 @@ def spectral_oracle_study(ctx: StudyContext) -> StudyReport:
     n_reps = ctx.size(quick=2, full=5)
     n_queries = ctx.size(quick=60, full=500)
     n_repeats = ctx.size(quick=3, full=0)  # 0: the default (7 for n = 3000)
-    b_grid = ctx.size(quick=[16, 32, 55], full=[4, 8, 16, 32, 55])
+    b_grid = ctx.size(quick=[16, 32, 55], full=[8, 16, 32, 55])
     r_grid = ctx.size(quick=[20, 40, 110], full=[15, 25, 40, 60, 110])
     grid = ([{"oracle": "low-memory", "memory": b, "n_queries": n_queries,
               "n_repeats": n_repeats} for b in b_grid]
