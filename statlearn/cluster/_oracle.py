@@ -106,7 +106,7 @@ class SpectralClusteringOracle(ParamsMixin):
     mode : {"batched", "prior"}, default="batched"
         ``"prior"`` reproduces the earlier oracles (Gluch et al. 2021; Shen
         & Peng 2023): every estimate stores all ``n_walks`` endpoints of both
-        walks sets (memory ``2 R``).
+        walk sets (memory ``2 R``).
     outlier_label : int, default=-1
         Label of vertices close to no cluster.
     max_retries : int, default=0
