@@ -15,7 +15,7 @@ import joblib
 import numpy as np
 import pandas as pd
 
-from ..utils import check_int, check_option, check_real, normal_interval
+from ..utils import check_int, check_option, normal_interval
 from ._store import StudyStore
 
 __all__ = ["SimulationResult", "run_study", "expand_grid"]

@@ -50,7 +50,8 @@ class StudyStore:
             )
         elif row[0] != fp:
             old = json.loads(row[0])
-            diff = sorted(k for k in set(old) | set(fingerprint) if old.get(k) != fingerprint.get(k))
+            keys = set(old) | set(fingerprint)
+            diff = sorted(k for k in keys if old.get(k) != fingerprint.get(k))
             self._conn.close()
             raise StoreMismatchError(
                 f"store {str(self.path)!r} already holds study {name!r} with a different "

@@ -17,7 +17,6 @@ score with probability exactly ``k/(n+1)``, which lies in the band
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 from scipy import stats
 
 from ..conformal import conformal_quantile, conformal_rank

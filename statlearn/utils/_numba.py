@@ -67,7 +67,7 @@ else:  # pragma: no cover
     prange = range
 
 
-class set_num_threads_ctx:  # noqa: N801 - used like a function
+class set_num_threads_ctx:
     """Context manager setting numba's thread count and restoring it after.
 
     Examples

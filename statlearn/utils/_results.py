@@ -100,7 +100,8 @@ class Summary:
         for name, table in self.tables.items():
             if name:
                 parts.append(f"<p><b>{html.escape(name)}</b></p>")
-            parts.append(table.to_html() if isinstance(table, pd.DataFrame) else html.escape(str(table)))
+            is_frame = isinstance(table, pd.DataFrame)
+            parts.append(table.to_html() if is_frame else html.escape(str(table)))
         parts.extend(f"<p>{html.escape(n)}</p>" for n in self.notes)
         return "\n".join(parts)
 

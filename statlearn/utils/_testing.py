@@ -115,7 +115,8 @@ def assert_normal_close(estimate: float, expected: float, se: float, *,
     if bad:
         raise AssertionError(
             f"{label}: {estimate:.6g} vs expected {expected:.6g}, difference {diff:.3g} "
-            f"exceeds {z:.2f} x se = {z * se:.3g} ({alternative}, false-alarm rate {false_alarm:g})."
+            f"exceeds {z:.2f} x se = {z * se:.3g} "
+            f"({alternative}, false-alarm rate {false_alarm:g})."
         )
 
 

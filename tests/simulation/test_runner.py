@@ -30,7 +30,8 @@ def test_table_layout_and_order():
     assert list(t.columns[:5]) == ["setting", "model", "n", "alpha", "rep"]
     assert len(t) == 4 * N_REPS
     assert t[["setting", "rep"]].duplicated().sum() == 0
-    assert (t[["setting", "rep"]].to_numpy() == sorted(map(tuple, t[["setting", "rep"]].to_numpy()))).all()
+    keys = list(map(tuple, t[["setting", "rep"]].to_numpy()))
+    assert keys == sorted(keys)
     assert res.metrics == ["coverage", "below_target", "infinite"]
 
 
