@@ -205,7 +205,8 @@ def main(argv=None):
                 if "error" in res:
                     row[f"{tag} note"] = res["error"]
             rows.append(row)
-            print(f"n={n} done", flush=True)
+            print(f"n={n} done: " + ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else
+                                              f"{k}={v}" for k, v in row.items()), flush=True)
     table = pd.DataFrame(rows)
     with pd.option_context("display.width", 200, "display.max_columns", 30,
                            "display.float_format", "{:.4g}".format):
