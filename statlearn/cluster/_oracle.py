@@ -459,6 +459,8 @@ class SpectralClusteringOracle(ParamsMixin):
     def _alpha(self, vertices):
         p = self._p
         q = vertices.size
+        if q == 0:
+            return np.zeros((0, p.s))
         xs = np.repeat(vertices, p.s)
         jl = np.tile(np.arange(p.s), q)
         z = self._estimates(xs, self.landmarks_[jl], np.column_stack([xs, jl]),

@@ -77,7 +77,9 @@ def resolve(est, n: int, n_candidates: int) -> Resolved:
     if k > n:
         raise ValueError(f"n_clusters must be at most the number of vertices {n}, got {k}.")
     gamma = est.balance
-    if isinstance(gamma, bool) or not isinstance(gamma, numbers.Real) or not 0 < gamma <= 1:
+    if isinstance(gamma, bool) or not isinstance(gamma, numbers.Real):
+        raise TypeError(f"balance must be a real in (0, 1], got {gamma!r}.")
+    if not 0 < gamma <= 1:
         raise ValueError(f"balance must be a real in (0, 1], got {gamma!r}.")
     s = _opt_int(est.n_landmarks, "n_landmarks", 1)
     if s is None:
@@ -132,7 +134,9 @@ def resolve(est, n: int, n_candidates: int) -> Resolved:
     buffer_words = 2 * b if prior else WORDS_PER_ENDPOINT * b
     if est.threshold is None:
         scale = est.threshold_scale
-        if isinstance(scale, bool) or not isinstance(scale, numbers.Real) or not scale > 0:
+        if isinstance(scale, bool) or not isinstance(scale, numbers.Real):
+            raise TypeError(f"threshold_scale must be a positive real, got {scale!r}.")
+        if not scale > 0:
             raise ValueError(f"threshold_scale must be a positive real, got {scale!r}.")
         theta = float(scale) * gamma * k / n
     else:

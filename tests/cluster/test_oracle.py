@@ -345,6 +345,8 @@ def test_retries_resample_and_report_attempts(two_expanders):
     (dict(threshold="high"), TypeError, "threshold"),
     (dict(threshold_scale=0), ValueError, "threshold_scale"),
     (dict(balance=0), ValueError, "balance"),
+    (dict(balance="all"), TypeError, "balance"),
+    (dict(threshold_scale=None), TypeError, "threshold_scale"),
     (dict(mode="fast"), ValueError, "mode"),
     (dict(backend="gpu"), ValueError, "backend"),
     (dict(outlier_label=0.5), TypeError, "outlier_label"),
@@ -387,6 +389,7 @@ def test_bad_queries(fitted):
         fitted.predict([[0, 1]])
     with pytest.raises(TypeError, match="x must be an integer"):
         fitted.dot(1.0, 2)
+    assert fitted.predict([]).shape == (0,)
     with pytest.raises(NotFittedError):
         SpectralClusteringOracle().predict([0])
 
