@@ -200,8 +200,18 @@ class SpectralClusteringOracle(ParamsMixin):
     *Resolved ambiguities.* Theory needs ``epsilon / phi**2`` very small (about
     ``1e-5``); this is documented, never enforced. A query close to no
     cluster gets ``outlier_label`` (``predict(..., force=True)`` returns the
-    arg-max). Landmarks of degree 0 are resampled. Default threshold
-    ``0.5 gamma k / n``.
+    arg-max). Landmarks of degree 0 are resampled (a deviation from uniform
+    sampling on isolated vertices only). Default threshold
+    ``0.5 gamma k / n``; the same-cluster value is ``1/|C_i|``, so with very
+    unbalanced clusters the threshold can exceed ``1/|C_max|`` and the
+    similarity graph splits: the construction error then says so (lower
+    ``balance`` or set ``threshold``). Only the Shen & Peng (2023)
+    instantiation of the paper is implemented (the Gluch et al. one needs
+    ``2**poly(k)`` preprocessing). Randomness: instead of spawning a
+    ``SeedSequence`` per estimate, every estimate hashes the seed with the ids
+    of its vertices, landmark and repeat into its own keys (same purpose:
+    results independent of order and parallelism, and a vertex gets the same
+    answer in any query batch).
 
     References
     ----------
