@@ -62,11 +62,13 @@ def _n_vertices_of(obj) -> int:
 
 
 def _csr_from_sparse(A, symmetrize: bool):
-    A = sp.csr_array(A)
+    A = sp.csr_array(A)  # may share the caller's arrays: never modify them in place
     if A.ndim != 2 or A.shape[0] != A.shape[1]:
         raise ValueError(f"graph must be a square adjacency matrix, got shape {A.shape}.")
-    A.sum_duplicates()
-    A.eliminate_zeros()
+    if not A.has_canonical_format or np.any(A.data == 0):
+        A = A.copy()
+        A.sum_duplicates()
+        A.eliminate_zeros()
     if not np.all(A.data == 1):
         raise ValueError("graph must be an unweighted adjacency matrix: every stored entry "
                          "must equal 1 (weights and multi-edges are not supported).")
@@ -77,9 +79,8 @@ def _csr_from_sparse(A, symmetrize: bool):
             raise ValueError("graph must be undirected (a symmetric adjacency matrix); got a "
                              "non-symmetric one. Pass symmetrize=True to use A + A.T with "
                              "entries set to 1.")
-        A = ((A + A.T) > 0).astype(np.int8)
-        A = sp.csr_array(A)
-    A.sort_indices()
+        A = sp.csr_array(((A + A.T) > 0).astype(np.int8))
+        A.sort_indices()
     idx_dtype = np.int32 if A.nnz < 2**31 - 1 and A.shape[0] < 2**31 - 1 else np.int64
     return A.indptr.astype(idx_dtype, copy=False), A.indices.astype(idx_dtype, copy=False)
 

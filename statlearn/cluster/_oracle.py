@@ -330,7 +330,11 @@ class SpectralClusteringOracle(ParamsMixin):
         graph : scipy.sparse matrix, tuple (indptr, indices) or query object
             Undirected, unweighted graph: a sparse adjacency matrix (entries 1),
             CSR arrays, or any object with ``degree(v)``, ``neighbor(v, i)``
-            and ``n_vertices`` (pure-Python walks: small graphs only).
+            and ``n_vertices`` (pure-Python walks: small graphs only). A
+            sparse matrix is checked once for symmetry and 0/1 entries, which
+            reads all its entries (``O(nnz)`` time and transient memory; the
+            input is never modified); the oracle itself then only queries
+            degrees and neighbours.
         y : None
             Ignored.
 

@@ -434,3 +434,20 @@ def test_invariants_on_random_small_graphs(seed, b, r, k):
     assert ev.min() >= -1e-9 * ev.max() and np.sum(ev > 1e-9 * ev.max()) <= k
     labels = o.predict(np.arange(A.shape[0]))
     assert set(labels.tolist()) <= set(range(-1, k))
+
+
+def test_input_graph_is_not_modified(two_expanders):
+    A, _ = two_expanders
+    coo = sp.coo_array(A)
+    # unsorted indices, a duplicate pair split in two halves and an explicit zero
+    rows = np.concatenate([coo.row[::-1], [0]])
+    cols = np.concatenate([coo.col[::-1], [399]])
+    data = np.concatenate([np.ones(coo.nnz), [0.0]])
+    B = sp.csr_array((data, (rows, cols)), shape=A.shape)
+    B.has_canonical_format = False
+    before = (B.data.copy(), B.indices.copy(), B.indptr.copy())
+    o = SpectralClusteringOracle(2, walk_length=8, random_state=0).fit(B)
+    ref = SpectralClusteringOracle(2, walk_length=8, random_state=0).fit(A)
+    for x, y in zip(before, (B.data, B.indices, B.indptr)):
+        np.testing.assert_array_equal(x, y)
+    np.testing.assert_array_equal(o.psi_, ref.psi_)
