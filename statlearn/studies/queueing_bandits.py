@@ -159,8 +159,14 @@ def queueing_bandits_study(ctx: StudyContext) -> StudyReport:
 
     Examples
     --------
-    >>> from statlearn.studies import StudyContext, get_study
-    >>> rep = get_study("queueing-bandits").run(StudyContext(quick=True))  # doctest: +SKIP
+    Run it with ``get_study("queueing-bandits").run(StudyContext(quick=True))`` (the
+    quick size takes under two minutes on two cores) or from the command line
+    with ``statlearn reproduce queueing-bandits --quick``.
+
+    >>> from statlearn.studies import get_study
+    >>> study = get_study("queueing-bandits")
+    >>> study.name, callable(study.func)
+    ('queueing-bandits', True)
     """
     import matplotlib.pyplot as plt
 

@@ -182,8 +182,14 @@ def socop_study(ctx: StudyContext) -> StudyReport:
 
     Examples
     --------
-    >>> from statlearn.studies import StudyContext, get_study
-    >>> rep = get_study("socop").run(StudyContext(quick=True))  # doctest: +SKIP
+    Run it with ``get_study("socop").run(StudyContext(quick=True))`` (the
+    quick size takes under two minutes on two cores) or from the command line
+    with ``statlearn reproduce socop --quick``.
+
+    >>> from statlearn.studies import get_study
+    >>> study = get_study("socop")
+    >>> study.name, callable(study.func)
+    ('socop', True)
     """
     import matplotlib.pyplot as plt
 

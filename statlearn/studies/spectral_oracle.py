@@ -197,8 +197,14 @@ def spectral_oracle_study(ctx: StudyContext) -> StudyReport:
 
     Examples
     --------
-    >>> from statlearn.studies import StudyContext, get_study
-    >>> rep = get_study("spectral-oracle").run(StudyContext(quick=True))  # doctest: +SKIP
+    Run it with ``get_study("spectral-oracle").run(StudyContext(quick=True))`` (the
+    quick size takes under two minutes on two cores) or from the command line
+    with ``statlearn reproduce spectral-oracle --quick``.
+
+    >>> from statlearn.studies import get_study
+    >>> study = get_study("spectral-oracle")
+    >>> study.name, callable(study.func)
+    ('spectral-oracle', True)
     """
     n_reps = ctx.size(quick=2, full=5)
     n_queries = ctx.size(quick=60, full=500)
