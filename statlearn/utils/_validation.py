@@ -15,6 +15,8 @@ from typing import Any
 import numpy as np
 from sklearn.utils import check_array as _sk_check_array
 
+from ._kernels import BAD_SUM, NEGATIVE, NOT_FINITE, probability_rows_status
+
 __all__ = [
     "check_alpha",
     "check_array",
@@ -299,6 +301,10 @@ def check_probabilities(
         raise TypeError(f"{name} must be a real numeric array, got dtype {proba.dtype}.")
     if not xp.isdtype(proba.dtype, "real floating"):
         proba = xp.astype(proba, xp.float64)
+    if isinstance(proba, np.ndarray) and ndim == 2:
+        # one fused pass (Numba) instead of three full-size temporaries
+        _raise_for_status(*probability_rows_status(proba, float(atol)), name, atol)
+        return proba
     if not bool(xp.all(xp.isfinite(proba))):
         raise ValueError(f"{name} must not contain NaN or infinite values.")
     if bool(xp.any(proba < 0)):
@@ -316,3 +322,15 @@ def check_probabilities(
             f"row {row} sums to {float(sums[row]):.6g}."
         )
     return proba
+
+
+def _raise_for_status(status, row, row_sum, name, atol):
+    """Turn the status of :func:`probability_rows_status` into the error message."""
+    if status == NOT_FINITE:
+        raise ValueError(f"{name} must not contain NaN or infinite values.")
+    if status == NEGATIVE:
+        raise ValueError(f"{name} must be non-negative; found a negative entry.")
+    if status == BAD_SUM:
+        raise ValueError(
+            f"{name}: every row must sum to 1 (atol={atol}); row {row} sums to {row_sum:.6g}."
+        )
