@@ -28,6 +28,7 @@ walk sets, also when ``x == y``.
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
 
 from statlearn.utils import jit, prange
 
@@ -35,6 +36,8 @@ __all__ = [
     "collision_counts_kernel",
     "collision_counts_reference",
     "hash32",
+    "missing_mirrors_kernel",
+    "missing_mirrors_reference",
     "walk_endpoints_kernel",
     "walk_keys",
 ]
@@ -64,32 +67,45 @@ def walk_keys(k0, k1, walk_id):
     return a, c
 
 
-@jit(cache=True)
-def _step_draw(a, c, step, m):
-    salt = (np.uint64(step + 1) * np.uint64(_GOLDEN)) & np.uint64(_MASK)
-    u = hash32(a ^ salt) ^ c
-    return np.int64((u * m) >> np.uint64(32))
+#: walks advanced together by one thread: their memory reads overlap (see ``_walk_group``)
+GROUP = 16
 
 
 @jit(cache=True)
-def _walk(indptr, indices, m, start, a, c, ts, out, col):
-    """Walk from ``start`` to ``ts[-1]`` steps, writing the position after
-    ``ts[i]`` steps into ``out[i, col]``."""
-    v = np.int64(start)
+def _walk_group(indptr, indices, m, starts, a, c, g, ts, out, col):
+    """Advance ``g`` independent walks together, step by step.
+
+    Walk ``i`` starts at ``starts[i]`` with keys ``a[i], c[i]``; its position
+    after ``ts[ci]`` steps goes to ``out[ci, col + i]``. Each walk follows
+    exactly the steps of a walk run alone (the draws are counter based), but
+    interleaving ``g`` walks gives the processor ``g`` independent chains of
+    reads of ``indptr``/``indices``, so their cache misses overlap instead
+    of being paid one after the other (about twice as fast on graphs that do
+    not fit in cache).
+    """
+    v = np.empty(g, dtype=np.int64)
+    for i in range(g):
+        v[i] = starts[i]
     n_t = ts.shape[0]
     ci = 0
-    step = 0
     while ci < n_t and ts[ci] == 0:
-        out[ci, col] = v
+        for i in range(g):
+            out[ci, col + i] = v[i]
         ci += 1
+    step = 0
     while ci < n_t:
-        r = _step_draw(a, c, step, m)
-        lo = indptr[v]
-        if r < indptr[v + 1] - lo:
-            v = np.int64(indices[lo + r])
+        salt = (np.uint64(step + 1) * np.uint64(_GOLDEN)) & np.uint64(_MASK)
+        for i in range(g):
+            u = hash32(a[i] ^ salt) ^ c[i]
+            r = np.int64((u * m) >> np.uint64(32))
+            vi = v[i]
+            lo = indptr[vi]
+            if r < indptr[vi + 1] - lo:
+                v[i] = np.int64(indices[lo + r])
         step += 1
         while ci < n_t and ts[ci] == step:
-            out[ci, col] = v
+            for i in range(g):
+                out[ci, col + i] = v[i]
             ci += 1
 
 
@@ -120,9 +136,15 @@ def walk_endpoints_kernel(indptr, indices, max_degree, starts, keys, walk_ids, t
     n_walks = starts.shape[0]
     out = np.empty((ts.shape[0], n_walks), dtype=np.int64)
     m = np.uint64(2 * max_degree)
-    for i in prange(n_walks):
-        a, c = walk_keys(keys[i, 0], keys[i, 1], walk_ids[i])
-        _walk(indptr, indices, m, starts[i], a, c, ts, out, i)
+    n_groups = (n_walks + GROUP - 1) // GROUP
+    for gi in prange(n_groups):
+        lo = gi * GROUP
+        g = min(GROUP, n_walks - lo)
+        a = np.empty(g, dtype=np.uint64)
+        c = np.empty(g, dtype=np.uint64)
+        for i in range(g):
+            a[i], c[i] = walk_keys(keys[lo + i, 0], keys[lo + i, 1], walk_ids[lo + i])
+        _walk_group(indptr, indices, m, starts[lo:lo + g], a, c, g, ts, out, lo)
     return out
 
 
@@ -131,12 +153,14 @@ def collision_counts_kernel(indptr, indices, max_degree, xs, ys, keys, ts, n_bat
                             batch_size):
     """Batched collision counts of ``EstRWDot`` for many ``(x, y)`` pairs.
 
-    For each pair and batch, ``batch_size`` walks from ``x`` are run one at
-    a time and their endpoints kept in a sorted list (``batch_size`` words
-    per checkpoint); then ``batch_size`` walks from ``y`` are streamed, one
-    at a time, each adding the number of ``x`` endpoints equal to its own
-    endpoint. The count summed over batches divided by
-    ``n_batches * batch_size**2`` is the estimate ``Z``.
+    For each pair and batch, ``batch_size`` walks from ``x`` are run and
+    their endpoints kept in a sorted list (``batch_size`` words per
+    checkpoint); then ``batch_size`` walks from ``y`` are streamed, each
+    adding the number of ``x`` endpoints equal to its own endpoint. The
+    count summed over batches divided by ``n_batches * batch_size**2`` is
+    the estimate ``Z``. Walks are advanced ``GROUP`` at a time (the ``y``
+    side then holds ``GROUP`` positions instead of one); the counts are the
+    same as for walks run one by one.
 
     Parameters
     ----------
@@ -163,23 +187,33 @@ def collision_counts_kernel(indptr, indices, max_degree, xs, ys, keys, ts, n_bat
     m = np.uint64(2 * max_degree)
     for p in prange(n_pairs):
         buf = np.empty((n_t, batch_size), dtype=np.int64)
-        pos = np.empty((n_t, 1), dtype=np.int64)
+        pos = np.empty((n_t, GROUP), dtype=np.int64)
+        st = np.empty(GROUP, dtype=np.int64)
+        a = np.empty(GROUP, dtype=np.uint64)
+        c = np.empty(GROUP, dtype=np.uint64)
         k0 = keys[p, 0]
         k1 = keys[p, 1]
         for j in range(n_batches):
-            for w in range(batch_size):
-                a, c = walk_keys(k0, k1, 2 * (j * batch_size + w))
-                _walk(indptr, indices, m, xs[p], a, c, ts, buf, w)
+            st[:] = xs[p]
+            for w0 in range(0, batch_size, GROUP):
+                g = min(GROUP, batch_size - w0)
+                for i in range(g):
+                    a[i], c[i] = walk_keys(k0, k1, 2 * (j * batch_size + w0 + i))
+                _walk_group(indptr, indices, m, st, a, c, g, ts, buf, w0)
             for ci in range(n_t):
                 buf[ci].sort()
-            for w in range(batch_size):
-                a, c = walk_keys(k0, k1, 2 * (j * batch_size + w) + 1)
-                _walk(indptr, indices, m, ys[p], a, c, ts, pos, 0)
+            st[:] = ys[p]
+            for w0 in range(0, batch_size, GROUP):
+                g = min(GROUP, batch_size - w0)
+                for i in range(g):
+                    a[i], c[i] = walk_keys(k0, k1, 2 * (j * batch_size + w0 + i) + 1)
+                _walk_group(indptr, indices, m, st, a, c, g, ts, pos, 0)
                 for ci in range(n_t):
-                    v = pos[ci, 0]
                     row = buf[ci]
-                    out[p, ci] += (np.searchsorted(row, v, side="right")
-                                   - np.searchsorted(row, v, side="left"))
+                    for i in range(g):
+                        v = pos[ci, i]
+                        out[p, ci] += (np.searchsorted(row, v, side="right")
+                                       - np.searchsorted(row, v, side="left"))
     return out
 
 
@@ -213,3 +247,71 @@ def collision_counts_reference(endpoints_x, endpoints_y, n_batches, batch_size):
         _, ix, iy = np.intersect1d(vx, vy, assume_unique=True, return_indices=True)
         total += int(np.sum(cx[ix] * cy[iy]))
     return total
+
+
+@jit(parallel=True, cache=True)
+def missing_mirrors_kernel(indptr, indices):
+    """Whether a CSR pattern is symmetric, without building its transpose.
+
+    Each stored ``(v, u)`` with ``u > v`` is looked up by binary search in
+    row ``u``; the pattern is symmetric exactly when all of them are found
+    and there are as many entries below the diagonal as above (the mirror
+    map from the upper to the lower entries is then a bijection). Needs rows
+    with sorted, distinct column indices (canonical CSR); uses no memory
+    beyond the input.
+
+    Parameters
+    ----------
+    indptr, indices : ndarray of int
+        Canonical CSR structure of a square matrix.
+
+    Returns
+    -------
+    int
+        Upper entries without a mirror plus the absolute difference between
+        the numbers of lower and upper entries: ``0`` exactly when the
+        pattern is symmetric.
+    """
+    n = indptr.shape[0] - 1
+    missing = 0
+    balance = 0
+    for v in prange(n):
+        miss = 0
+        bal = 0
+        for e in range(indptr[v], indptr[v + 1]):
+            u = indices[e]
+            if u < v:
+                bal += 1
+            elif u > v:
+                bal -= 1
+                lo = np.int64(indptr[u])
+                end = np.int64(indptr[u + 1])
+                hi = end
+                while lo < hi:
+                    mid = (lo + hi) // 2
+                    if indices[mid] < v:
+                        lo = mid + 1
+                    else:
+                        hi = mid
+                if lo == end or indices[lo] != v:
+                    miss += 1
+        missing += miss
+        balance += bal
+    return missing + abs(balance)
+
+
+def missing_mirrors_reference(indptr, indices):
+    """Pure NumPy/SciPy reference of :func:`missing_mirrors_kernel` (set arithmetic on the pairs).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from statlearn.cluster._kernels import missing_mirrors_reference
+    >>> missing_mirrors_reference(np.array([0, 1, 1]), np.array([1]))  # only 0 -> 1
+    2
+    """
+    n = indptr.shape[0] - 1
+    A = sp.coo_array(sp.csr_array((np.ones(indices.shape[0]), indices, indptr), shape=(n, n)))
+    upper = set(zip(A.row[A.col > A.row].tolist(), A.col[A.col > A.row].tolist()))
+    lower = set(zip(A.col[A.col < A.row].tolist(), A.row[A.col < A.row].tolist()))
+    return len(upper - lower) + abs(len(lower) - len(upper))

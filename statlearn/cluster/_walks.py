@@ -25,7 +25,7 @@ from statlearn.utils import (
 )
 
 from ._graph import GraphAccess, as_graph_access
-from ._kernels import collision_counts_kernel, walk_endpoints_kernel
+from ._kernels import collision_counts_kernel
 
 __all__ = ["estimate_collision_probabilities"]
 
@@ -228,9 +228,12 @@ def collision_counts(g: GraphAccess, xs, ys, keys, ts, n_batches, batch_size, *,
                      backend="numba", n_jobs=None, prior=False):
     """Collision counts of ``(x, y)`` pairs on the chosen backend (NumPy arrays out).
 
-    ``prior=True`` keeps all ``R = n_batches * batch_size`` endpoints of both
-    sides (the unbatched estimator of the earlier oracles); it requires
-    ``n_batches == 1``.
+    ``prior=True`` is the unbatched estimator of the earlier oracles (all
+    ``R = n_batches * batch_size`` endpoints of both sides, inner product of
+    the two count vectors); it requires ``n_batches == 1``. That number is
+    what one batch of ``R`` walks counts, so the engines compute it that way
+    (streaming the ``y`` side); the memory counters still report the earlier
+    oracles' ``2 R`` words.
     """
     xs = np.ascontiguousarray(xs, dtype=np.int64)
     ys = np.ascontiguousarray(ys, dtype=np.int64)
@@ -243,43 +246,18 @@ def collision_counts(g: GraphAccess, xs, ys, keys, ts, n_batches, batch_size, *,
     if not g.has_csr:
         return _collision_counts_object(g, xs, ys, keys, [int(t) for t in ts_arr],
                                         n_batches, batch_size)
-    if backend == "numba" and not prior:
+    if backend == "numba":
+        # prior mode is one batch of R walks: sum_v c_x(v) c_y(v) is also what the kernel
+        # counts when it streams the y walks against the sorted x endpoints
         with set_num_threads_ctx(n_jobs):
             return collision_counts_kernel(g.indptr, g.indices, g.max_degree, xs, ys, keys,
                                            ts_arr, n_batches, batch_size)
-    if backend == "numba":
-        return _prior_counts_numba(g, xs, ys, keys, ts_arr, batch_size, n_jobs)
     xp = _namespace(backend)
     out = collision_counts_xp(
         xp.asarray(g.indptr.astype(np.int64)), xp.asarray(g.indices.astype(np.int64)),
         g.max_degree, xp.asarray(xs), xp.asarray(ys), xp.asarray(keys),
         [int(t) for t in ts_arr], n_batches, batch_size, prior=prior)
     return to_numpy(out).astype(np.int64)
-
-
-def _prior_counts_numba(g, xs, ys, keys, ts, r, n_jobs):
-    """Store all ``R`` endpoints of each side, then take the inner product of counts."""
-    p = xs.size
-    out = np.zeros((p, ts.size), dtype=np.int64)
-    ids = np.arange(r, dtype=np.int64)
-    chunk = max(1, _XP_CHUNK_WALKS // (2 * r))
-    for lo in range(0, p, chunk):
-        hi = min(p, lo + chunk)
-        q = hi - lo
-        starts = np.concatenate([np.repeat(xs[lo:hi], r), np.repeat(ys[lo:hi], r)])
-        kk = np.tile(np.repeat(keys[lo:hi], r, axis=0), (2, 1))
-        wid = np.concatenate([np.tile(2 * ids, q), np.tile(2 * ids + 1, q)])
-        with set_num_threads_ctx(n_jobs):
-            ends = walk_endpoints_kernel(g.indptr, g.indices, g.max_degree, starts, kk, wid, ts)
-        for ci in range(ts.size):
-            ex = ends[ci, : q * r].reshape(q, r)
-            ey = ends[ci, q * r:].reshape(q, r)
-            for i in range(q):
-                vx, cx = np.unique(ex[i], return_counts=True)
-                vy, cy = np.unique(ey[i], return_counts=True)
-                _, ix, iy = np.intersect1d(vx, vy, assume_unique=True, return_indices=True)
-                out[lo + i, ci] = int(np.sum(cx[ix] * cy[iy]))
-    return out
 
 
 def median_estimates(g, xs, ys, ids, base, t, reps, n_batches, batch_size, *, prior=False,
@@ -342,7 +320,8 @@ def estimate_collision_probabilities(graph, x, y, *, walk_length, n_walks, batch
     prior : bool, default=False
         Use the unbatched estimator of the earlier oracles: keep all ``R``
         endpoints of both sides and take the inner product of the two
-        empirical distributions (memory ``2R``). Equal to ``b = R``.
+        empirical distributions (memory ``2R``). Equal to ``b = R``, which
+        is how it is computed.
     max_degree : int or None
         ``d`` of the ``d``-bounded convention; default the largest degree.
     backend : {"numba", "numpy", "cupy"}, default="numba"

@@ -8,9 +8,12 @@ from hypothesis import strategies as st
 
 from statlearn.cluster._graph import as_graph_access
 from statlearn.cluster._kernels import (
+    GROUP,
     collision_counts_kernel,
     collision_counts_reference,
     hash32,
+    missing_mirrors_kernel,
+    missing_mirrors_reference,
     walk_endpoints_kernel,
 )
 from statlearn.cluster._walks import (
@@ -118,6 +121,76 @@ def test_collision_kernel_equals_reference(A, seed, b, n_batches):
     # the vectorised array-API path gives the same counts
     xp_counts = collision_counts(g, xs, ys, keys, [3, 7], n_batches, b, backend="numpy")
     np.testing.assert_array_equal(got, xp_counts)
+
+
+@pytest.mark.numba
+def test_grouped_walks_equal_reference_across_groups():
+    """Walks advanced GROUP at a time (full groups and a partial tail) follow the
+    same steps as the vectorised reference, and counts with b > GROUP match."""
+    A, _ = make_sbm_graph([40, 40], 0.2, 0.02, random_state=3)
+    g = as_graph_access(A)
+    n_walks = 2 * GROUP + 5
+    starts, keys, ids = _walk_inputs(g, n_walks, 7)
+    ts = np.array([0, 5, 9], dtype=np.int64)
+    got = walk_endpoints_kernel(g.indptr, g.indices, g.max_degree, starts, keys, ids, ts)
+    ref = walk_endpoints_xp(g.indptr.astype(np.int64), g.indices.astype(np.int64), g.max_degree,
+                            starts, keys, ids, ts.tolist())
+    np.testing.assert_array_equal(got, ref)
+    b, n_batches = GROUP + 3, 2
+    xs, ys = np.array([0, 5, 60], dtype=np.int64), np.array([0, 7, 61], dtype=np.int64)
+    keys = derive_keys(base_words(np.random.SeedSequence(8)), np.arange(3))
+    counts = collision_counts_kernel(g.indptr, g.indices, g.max_degree, xs, ys, keys, ts[1:],
+                                     n_batches, b)
+    r = n_batches * b
+    for p in range(3):
+        kk = np.repeat(keys[p:p + 1], r, 0)
+        ex = walk_endpoints_xp(g.indptr.astype(np.int64), g.indices.astype(np.int64),
+                               g.max_degree, np.full(r, xs[p]), kk, 2 * np.arange(r), [5, 9])
+        ey = walk_endpoints_xp(g.indptr.astype(np.int64), g.indices.astype(np.int64),
+                               g.max_degree, np.full(r, ys[p]), kk, 2 * np.arange(r) + 1, [5, 9])
+        for c in range(2):
+            assert counts[p, c] == collision_counts_reference(ex[c], ey[c], n_batches, b)
+    assert counts[0].min() > 0  # x == y on a small graph: collisions do occur
+
+
+@st.composite
+def directed_patterns(draw, max_n=12):
+    """Random 0/1 patterns (self-loops allowed), made symmetric half of the time."""
+    n = draw(st.integers(1, max_n))
+    pairs = draw(st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)), max_size=40))
+    if draw(st.booleans()):
+        pairs = pairs + [(b, a) for a, b in pairs]
+    rows = [a for a, _ in pairs]
+    cols = [b for _, b in pairs]
+    A = sp.csr_array((np.ones(len(pairs)), (rows, cols)), shape=(n, n))
+    A.sum_duplicates()
+    A.data[:] = 1.0
+    return A
+
+
+@pytest.mark.numba
+@settings(deadline=None, max_examples=60)
+@given(A=directed_patterns())
+def test_symmetry_check_kernel_equals_reference(A):
+    got = missing_mirrors_kernel(A.indptr, A.indices)
+    assert got == missing_mirrors_reference(A.indptr, A.indices)
+    assert (got == 0) == ((A != A.T).nnz == 0)
+
+
+def test_validation_does_not_copy_the_graph():
+    """The symmetry check reads the matrix in place: no transpose or difference matrix
+    (which would take several times the matrix's own size)."""
+    import tracemalloc
+
+    A, _ = make_sbm_graph([5000, 5000], 20 / 5000, 1 / 5000, random_state=0)
+    as_graph_access(A)  # compile the checks first
+    tracemalloc.start()
+    try:
+        as_graph_access(A)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 2 * A.nnz  # a few boolean masks over the entries at most (1 byte each)
 
 
 @pytest.mark.numba

@@ -7,7 +7,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from statlearn.cluster import estimate_collision_probabilities, lazy_walk_distribution
+from statlearn.cluster._graph import as_graph_access
+from statlearn.cluster._kernels import walk_endpoints_kernel
+from statlearn.cluster._walks import base_words, derive_keys
 from statlearn.datasets import make_sbm_graph
+from statlearn.utils import spawn_seeds
 from statlearn.utils._testing import assert_mean_close
 
 # P1/P2 graph: a 2-block SBM on 300 vertices, walks of length 8
@@ -123,13 +127,27 @@ def test_p2_doubling_walks_halves_the_variance(sbm300):
 @pytest.mark.parametrize("backend", ["numba", "numpy"])
 def test_p7_prior_estimator_equals_one_batch(sbm300, backend):
     """P7: storing all R endpoints of both sides (prior oracles) gives exactly the
-    batched estimate with b = R (same walks, different code path)."""
+    batched estimate with b = R (same walks)."""
     x = np.array([0, 0, 3, 250])
     y = np.array([0, 1, 200, 251])
     kw = dict(walk_length=T, n_walks=48, random_state=5, backend=backend)
     prior = estimate_collision_probabilities(sbm300, x, y, prior=True, **kw)
     one_batch = estimate_collision_probabilities(sbm300, x, y, batch_size=48, **kw)
     np.testing.assert_array_equal(prior, one_batch)
+    # the prior estimator written out: all 48 endpoints of each side, inner product of counts
+    g = as_graph_access(sbm300)
+    keys = derive_keys(base_words(spawn_seeds(5, 1)[0]), np.arange(x.size))
+    ids = np.arange(48)
+    for i in range(x.size):
+        kk = np.repeat(keys[i:i + 1], 48, 0)
+        ex = walk_endpoints_kernel(g.indptr, g.indices, g.max_degree, np.full(48, x[i]), kk,
+                                   2 * ids, np.array([T]))[0]
+        ey = walk_endpoints_kernel(g.indptr, g.indices, g.max_degree, np.full(48, y[i]), kk,
+                                   2 * ids + 1, np.array([T]))[0]
+        vx, cx = np.unique(ex, return_counts=True)
+        vy, cy = np.unique(ey, return_counts=True)
+        _, ix, iy = np.intersect1d(vx, vy, return_indices=True)
+        assert prior[i] == np.sum(cx[ix] * cy[iy]) / 48**2
     # and b > R is clamped to one batch
     np.testing.assert_array_equal(
         estimate_collision_probabilities(sbm300, x, y, batch_size=1000, **kw), one_batch)
