@@ -86,6 +86,24 @@ def make_graph(n, seed=0):
     return A, y
 
 
+ORACLES = {
+    "low-memory": {},  # b = ceil(sqrt(n)), R = 4 n / b: walk buffer sqrt(n) words
+    "prior": {"mode": "prior"},  # all R = ceil(sqrt(4 n)) endpoints of both sides: 4 sqrt(n)
+}
+
+
+def _warm_up():
+    from statlearn.cluster import estimate_collision_probabilities
+    from statlearn.cluster._graph import as_graph_access
+    from statlearn.datasets import make_sbm_graph
+
+    warm, _ = make_sbm_graph([30] * K, 0.3, 0.01, random_state=0)
+    as_graph_access(warm)
+    for prior in (False, True):
+        estimate_collision_probabilities(warm, [0, 1], [2, 3], walk_length=4, n_walks=8,
+                                         prior=prior, random_state=0)
+
+
 def worker(method, path, n_queries):
     data = np.load(path)
     A = sp.csr_array((data["data"], data["indices"], data["indptr"]), shape=tuple(data["shape"]))
@@ -95,23 +113,25 @@ def worker(method, path, n_queries):
     from statlearn.studies.spectral_oracle import label_accuracy
 
     out = {"method": method, "n": n}
-    if method == "oracle":
-        from statlearn.cluster import estimate_collision_probabilities
-        from statlearn.datasets import make_sbm_graph
-
-        warm, _ = make_sbm_graph([30] * K, 0.3, 0.01, random_state=0)  # loads the kernels
-        estimate_collision_probabilities(warm, [0, 1], [2, 3], walk_length=4, n_walks=8,
-                                         random_state=0)
+    if method in ORACLES:
+        _warm_up()
         queries = np.random.default_rng(1).choice(n, size=n_queries, replace=False)
         with PeakRSS() as mem:
             t0 = time.perf_counter()
-            oracle = SpectralClusteringOracle(K, random_state=0).fit(A)
+            oracle = SpectralClusteringOracle(K, random_state=0, **ORACLES[method]).fit(A)
             t1 = time.perf_counter()
             pred = oracle.predict(queries)
             t2 = time.perf_counter()
-        out.update(build_s=t1 - t0, query_s=t2 - t1, total_s=t2 - t0, added_mb=mem.added_mb,
-                   words=oracle.peak_memory_words_, accuracy=label_accuracy(pred, y[queries], K),
-                   steps_per_query=oracle.walk_steps_per_query_, t=oracle.walk_length_)
+        one = time.perf_counter()
+        oracle.which_cluster(int(queries[0]))
+        one = time.perf_counter() - one
+        steps = oracle.walk_steps_per_query_
+        out.update(build_s=t1 - t0, query_s=(t2 - t1) / n_queries, single_query_s=one,
+                   added_mb=mem.added_mb, words=oracle.peak_memory_words_,
+                   buffer_words=oracle.walk_buffer_words_,
+                   accuracy=label_accuracy(pred, y[queries], K), steps_per_query=steps,
+                   steps_fit=oracle.walk_steps_fit_, t=oracle.walk_length_,
+                   ns_per_step=1e9 * (t2 - t1) / (n_queries * steps))
     else:
         from sklearn.cluster import SpectralClustering
 
@@ -137,6 +157,13 @@ def run_worker(method, path, n_queries, timeout):
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
+def break_even(build_s, query_s, sklearn_s):
+    """Largest ``q`` with ``build + q * query <= sklearn`` (``0`` if the build alone is slower)."""
+    if build_s >= sklearn_s:
+        return 0
+    return int((sklearn_s - build_s) // query_s)
+
+
 def engines_table(quick):
     """Numba kernel against the array-API path on the same estimates."""
     from statlearn.cluster import estimate_collision_probabilities
@@ -152,12 +179,19 @@ def engines_table(quick):
         t0 = time.perf_counter()
         z = estimate_collision_probabilities(A, x, x[::-1], backend=backend, **kw)
         times[backend] = time.perf_counter() - t0
-        rows.append({"engine": backend, "estimates": n_pairs,
-                     "walk steps": n_pairs * 2 * 256 * WALK_LENGTH,
-                     "seconds": times[backend], "checksum": float(z.sum())})
+        steps = n_pairs * 2 * 256 * WALK_LENGTH
+        rows.append({"engine": backend, "estimates": n_pairs, "walk steps": steps,
+                     "seconds": times[backend], "ns/step": 1e9 * times[backend] / steps,
+                     "checksum": float(z.sum())})
     table = pd.DataFrame(rows)
     table["speed-up of numba"] = times["numpy"] / table["seconds"]
     return table
+
+
+def _slope(x, y):
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    ok = np.isfinite(y) & (y > 0)
+    return np.polyfit(np.log(x[ok]), np.log(y[ok]), 1) if ok.sum() > 1 else None
 
 
 def main(argv=None):
@@ -168,10 +202,10 @@ def main(argv=None):
     if args.worker:
         worker(args.worker[0], args.worker[1], int(args.worker[2]))
         return 0
-    ns = [10_000, 30_000] if args.quick else [10_000, 100_000, 1_000_000]
+    ns = [10_000, 30_000, 100_000] if args.quick else [10_000, 100_000, 1_000_000]
     n_queries = 20
     timeout = 600 if args.quick else 3600
-    rows = []
+    rows, per_n = [], []
     with tempfile.TemporaryDirectory() as tmp:
         for n in ns:
             A, y = make_graph(n)
@@ -180,56 +214,87 @@ def main(argv=None):
                      shape=np.array(A.shape), labels=y)
             graph_mb = (A.data.nbytes + A.indices.nbytes + A.indptr.nbytes) / 2**20
             del A
-            orc = run_worker("oracle", path, n_queries, timeout)
             skl = run_worker("sklearn-lobpcg", path, 0, timeout)
-            arpack = (run_worker("sklearn-arpack", path, 0, timeout)
-                      if n == 10_000 and not args.quick else {})
-            row = {"n": n, "graph MB": graph_mb,
-                   "oracle build s": orc.get("build_s"), "oracle s/query": (
-                       orc["query_s"] / n_queries if "query_s" in orc else None),
-                   f"oracle total s (q={n_queries})": orc.get("total_s"),
-                   "oracle +MB": orc.get("added_mb"), "oracle words": orc.get("words"),
-                   "t": orc.get("t"),
-                   "oracle acc": orc.get("accuracy"),
-                   "sklearn s": skl.get("total_s"), "sklearn +MB": skl.get("added_mb"),
-                   "sklearn acc": skl.get("accuracy")}
-            if arpack:
-                row["sklearn arpack s"] = arpack.get("total_s")
-                row["sklearn arpack +MB"] = arpack.get("added_mb")
-            if "total_s" in orc and "total_s" in skl:
-                row["time ratio sk/oracle"] = skl["total_s"] / orc["total_s"]
-                row["break-even q"] = max(0.0, (skl["total_s"] - orc["build_s"])
-                                          / (orc["query_s"] / n_queries))
-                row["memory ratio sk/oracle"] = skl["added_mb"] / max(orc["added_mb"], 0.1)
-            for tag, res in (("oracle", orc), ("sklearn", skl), ("arpack", arpack)):
+            summary = {"n": n, "graph MB": graph_mb, "sklearn s": skl.get("total_s"),
+                       "sklearn +MB": skl.get("added_mb"), "sklearn acc": skl.get("accuracy")}
+            if "error" in skl:
+                summary["sklearn note"] = skl["error"]
+            if n == 10_000 and not args.quick:
+                arpack = run_worker("sklearn-arpack", path, 0, timeout)
+                summary["sklearn arpack s"] = arpack.get("total_s", arpack.get("error"))
+            for name in ORACLES:
+                res = run_worker(name, path, n_queries, timeout)
+                row = {"n": n, "oracle": name}
                 if "error" in res:
-                    row[f"{tag} note"] = res["error"]
-            rows.append(row)
+                    row["note"] = res["error"]
+                else:
+                    row.update({"t": res["t"], "build s": res["build_s"],
+                                "s/query": res["query_s"], "1 query s": res["single_query_s"],
+                                "steps/query": res["steps_per_query"],
+                                "ns/step": res["ns_per_step"], "steps build": res["steps_fit"],
+                                "buffer words": res["buffer_words"], "words": res["words"],
+                                "+MB": res["added_mb"], "acc": res["accuracy"]})
+                    if "total_s" in skl:
+                        q_star = break_even(res["build_s"], res["query_s"], skl["total_s"])
+                        row["q*"] = q_star
+                        summary[f"q* {name}"] = q_star
+                        summary[f"build/sklearn {name}"] = res["build_s"] / skl["total_s"]
+                        summary[f"query/sklearn {name}"] = res["query_s"] / skl["total_s"]
+                        summary[f"memory sk/oracle {name}"] = (skl["added_mb"]
+                                                               / max(res["added_mb"], 0.1))
+                rows.append(row)
+                print("  " + ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
+                                       for k, v in row.items()), flush=True)
+            per_n.append(summary)
             print(f"n={n} done: " + ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else
-                                              f"{k}={v}" for k, v in row.items()), flush=True)
+                                              f"{k}={v}" for k, v in summary.items()), flush=True)
     table = pd.DataFrame(rows)
+    summary = pd.DataFrame(per_n)
     with pd.option_context("display.width", 200, "display.max_columns", 30,
                            "display.float_format", "{:.4g}".format):
-        print("\nOracle (build + q queries) vs SpectralClustering (LOBPCG) on the whole graph")
-        print(table.T.to_string(header=False))
-        if len(table) > 1:
-            g = table.dropna(subset=["oracle build s"])
-            if len(g) > 1:
-                slope = np.polyfit(np.log(g["n"]), np.log(g["oracle build s"]), 1)[0]
-                print(f"\noracle build time grows like n^{slope:.2f} "
-                      "(theory: sqrt(n) log n walks per estimate at b = sqrt(n))")
-            g = table.dropna(subset=["sklearn s"])
-            if len(g) > 1:
-                slope = np.polyfit(np.log(g["n"]), np.log(g["sklearn s"]), 1)[0]
-                print(f"SpectralClustering time grows like n^{slope:.2f}")
+        print("\nOracle: build and per-query cost (q = "
+              f"{n_queries} random queries answered in one predict call)")
+        print(table.to_string(index=False))
+        print("\nAgainst SpectralClustering (LOBPCG) on the whole graph; q* = largest number of "
+              "queries with build + q* x query <= sklearn (0: the build alone is slower)")
+        print(summary.T.to_string(header=False))
+        print("\nGrowth with n (log-log slope; the oracle's walk steps grow like sqrt(n) log n "
+              "at fixed t, SpectralClustering like n or faster)")
+        for name in ORACLES:
+            g = table[(table["oracle"] == name) & table["build s"].notna()] if (
+                "build s" in table) else table.iloc[:0]
+            for col in ("build s", "s/query"):
+                fit = _slope(g["n"], g[col]) if len(g) > 1 else None
+                if fit is not None:
+                    print(f"  {name} {col}: n^{fit[0]:.2f}")
+        fit_sk = _slope(summary["n"], summary["sklearn s"])
+        if fit_sk is not None:
+            print(f"  sklearn s: n^{fit_sk[0]:.2f}")
+        for name in ORACLES:
+            g = table[(table["oracle"] == name) & table["build s"].notna()] if (
+                "build s" in table) else table.iloc[:0]
+            fit_b = _slope(g["n"], g["build s"]) if len(g) > 1 else None
+            if fit_b is None or fit_sk is None or fit_sk[0] <= fit_b[0]:
+                continue
+            # power laws a n^p (oracle build) and c n^r (sklearn) cross at log n = (a - c)/(r - p)
+            log_n = (fit_b[1] - fit_sk[1]) / (fit_sk[0] - fit_b[0])
+            print(f"  {name}: the fitted power laws put build time = sklearn time near "
+                  f"n = {np.exp(log_n):.1g} (extrapolated, not measured; the graph would "
+                  "not fit in this machine's memory for sklearn long before)")
         wins = []
-        for _, r in table.iterrows():
-            if pd.notna(r.get("time ratio sk/oracle")):
-                what = [name for name, key in (("time", "time ratio sk/oracle"),
-                                               ("memory", "memory ratio sk/oracle"))
-                        if r[key] > 1]
-                wins.append(f"n={int(r['n'])}: " + (" and ".join(what) or "neither"))
-        print(f"\nwhere the oracle wins (q = {n_queries} queries): {'; '.join(wins)}")
+        for _, r in summary.iterrows():
+            parts = []
+            for name in ORACLES:
+                q_star = r.get(f"q* {name}")
+                mem = r.get(f"memory sk/oracle {name}")
+                if pd.isna(q_star):
+                    continue
+                parts.append(f"{name}: time {'up to q=' + str(int(q_star)) if q_star else 'never'}"
+                             f", memory {mem:.1f}x less" if mem > 1 else
+                             f"{name}: time {'up to q=' + str(int(q_star)) if q_star else 'never'}"
+                             f", memory {1 / mem:.1f}x more")
+            wins.append(f"n={int(r['n'])}: " + "; ".join(parts))
+        print("\nwhere the oracle wins:\n  " + "\n  ".join(wins))
         print("\nWalk engines on the same estimates")
         print(engines_table(args.quick).to_string(index=False))
     return 0

@@ -63,15 +63,35 @@ def _n_vertices_of(obj) -> int:
                     "'n_vertices' (attribute or method) or through len().")
 
 
+_CHUNK = 1 << 20
+
+
+def _all_equal(values, target) -> bool:
+    """``np.all(values == target)`` in chunks (no temporary the size of ``values``)."""
+    return all(np.all(values[i:i + _CHUNK] == target) for i in range(0, values.size, _CHUNK))
+
+
+def _any_equal(values, target) -> bool:
+    return any(np.any(values[i:i + _CHUNK] == target) for i in range(0, values.size, _CHUNK))
+
+
+def _max_degree(indptr) -> int:
+    """Largest ``indptr[v + 1] - indptr[v]``, in chunks."""
+    n = indptr.size - 1
+    return max((int(np.max(indptr[i + 1:min(n, i + _CHUNK) + 1] - indptr[i:min(n, i + _CHUNK)]))
+                for i in range(0, n, _CHUNK)), default=0)
+
+
 def _csr_from_sparse(A, symmetrize: bool):
     A = sp.csr_array(A)  # may share the caller's arrays: never modify them in place
     if A.ndim != 2 or A.shape[0] != A.shape[1]:
         raise ValueError(f"graph must be a square adjacency matrix, got shape {A.shape}.")
-    if not A.has_canonical_format or np.any(A.data == 0):
+    # checks read the entries in chunks: the caller's graph is the only O(nnz) memory
+    if not A.has_canonical_format or _any_equal(A.data, 0):
         A = A.copy()
         A.sum_duplicates()
         A.eliminate_zeros()
-    if not np.all(A.data == 1):
+    if not _all_equal(A.data, 1):
         raise ValueError("graph must be an unweighted adjacency matrix: every stored entry "
                          "must equal 1 (weights and multi-edges are not supported).")
     # symmetric pattern, checked in place (no transpose: O(nnz) words fewer at peak)
@@ -148,7 +168,7 @@ def as_graph_access(graph, *, max_degree=None, symmetrize: bool = False) -> Grap
     if n < 2:
         raise ValueError(f"graph must have at least 2 vertices, got {n}.")
     if oracle is None:
-        true_max = int(np.max(np.diff(indptr)))
+        true_max = _max_degree(indptr)
     elif max_degree is None:
         true_max = max(int(graph.degree(v)) for v in range(n))
     else:
