@@ -332,9 +332,10 @@ class SpectralClusteringOracle(ParamsMixin):
             CSR arrays, or any object with ``degree(v)``, ``neighbor(v, i)``
             and ``n_vertices`` (pure-Python walks: small graphs only). A
             sparse matrix is checked once for symmetry and 0/1 entries, which
-            reads all its entries (``O(nnz)`` time and transient memory; the
-            input is never modified); the oracle itself then only queries
-            degrees and neighbours.
+            reads all its entries (``O(nnz)`` time, in place: no copy unless
+            it holds duplicate entries or explicit zeros; the input is never
+            modified); the oracle itself then only queries degrees and
+            neighbours.
         y : None
             Ignored.
 
