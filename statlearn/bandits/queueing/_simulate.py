@@ -20,6 +20,7 @@ from statlearn.utils import (
     normal_interval,
 )
 
+from .._protocol import check_policy
 from . import _kernels as _k
 from ._env import ContextualQueueEnv, QueueRandomness
 from ._policies import OraclePolicy, _QueuePolicy, draw_policy_uniforms
@@ -68,15 +69,21 @@ class QueueRun:
     n_explore: int = 0
 
 
-def _check_policy_env(policy, env):
-    if not isinstance(policy, _QueuePolicy):
-        raise TypeError(
-            "policy must be one of the queueing policies (OraclePolicy, RandomPolicy, "
-            f"CQBEpsilon, CQBOpt, GreedyMLEPolicy, QueueBlindUCBPolicy), got "
-            f"{type(policy).__name__}."
-        )
+def _check_policy_env(policy, env, engine):
+    """Validate the pair and resolve ``engine`` (``None``: compiled for built-in policies)."""
+    check_policy(policy)
     if not isinstance(env, ContextualQueueEnv):
         raise TypeError(f"env must be a ContextualQueueEnv, got {type(env).__name__}.")
+    builtin = isinstance(policy, _QueuePolicy)
+    if engine is None:
+        return "numba" if builtin else "python"
+    check_option(engine, "engine", ENGINES)
+    if engine == "numba" and not builtin:
+        raise ValueError(
+            f"engine='numba' runs only the built-in queueing policies; a user policy "
+            f"({type(policy).__name__}) runs with engine='python' (or engine=None)."
+        )
+    return engine
 
 
 def _run_numba(policy, thetas, rand, policy_u, prepared=None):
@@ -123,19 +130,26 @@ def _run_python(policy, env, rand, policy_rng):
             jobs[t - 1], servers[t - 1] = action
             departed[t - 1] = dep
         q_path[t] = env.queue_length
-    est = getattr(policy, "estimator_", None)
+    est = getattr(policy, "estimator_", None) if isinstance(policy, _QueuePolicy) else None
     return QueueRun(q_path, jobs, servers, departed,
                     None if est is None else est.theta_.copy(),
-                    None if est is None else est.n_obs_.copy(), int(policy.n_explore_))
+                    None if est is None else est.n_obs_.copy(),
+                    int(getattr(policy, "n_explore_", 0)))
 
 
 def run_policy(policy, env, horizon=None, *, randomness=None, random_state=None,
-               engine="numba"):
+               engine=None):
     """Run ``policy`` once on ``env``.
 
     Parameters
     ----------
-    policy : OraclePolicy, RandomPolicy, CQBEpsilon, CQBOpt, GreedyMLEPolicy or QueueBlindUCBPolicy
+    policy : built-in queueing policy or any object following the policy protocol
+        One of OraclePolicy, RandomPolicy, CQBEpsilon, CQBOpt, GreedyMLEPolicy,
+        QueueBlindUCBPolicy, or a user policy. A user policy needs
+        ``reset(n_servers, n_features, horizon, random_state)``,
+        ``select(queue_X, t)`` returning ``(job_idx, server)`` or ``None``, and
+        ``update(x, server, departed)``; see
+        :class:`statlearn.bandits.BanditPolicy`. It runs on the Python engine.
     env : ContextualQueueEnv
     horizon : int, optional
         Number of rounds (taken from ``randomness`` when given).
@@ -145,10 +159,12 @@ def run_policy(policy, env, horizon=None, *, randomness=None, random_state=None,
     random_state : None, int or numpy.random.Generator
         Seeds the environment (when ``randomness`` is not given) and the
         policy's own randomness.
-    engine : {"numba", "python"}, default="numba"
-        ``"numba"`` runs the compiled loop; ``"python"`` steps
-        :meth:`ContextualQueueEnv.step` and the policy's ``select``/``update``
-        (the NumPy reference; identical results, much slower).
+    engine : {"numba", "python"} or None, default=None
+        ``"numba"`` runs the compiled loop (built-in policies only);
+        ``"python"`` steps :meth:`ContextualQueueEnv.step` and the policy's
+        ``select``/``update`` (the NumPy reference; identical results, much
+        slower). ``None`` picks ``"numba"`` for built-in policies and
+        ``"python"`` for user policies.
 
     Returns
     -------
@@ -165,8 +181,7 @@ def run_policy(policy, env, horizon=None, *, randomness=None, random_state=None,
     >>> bool((a.queue_length == b.queue_length).all())
     True
     """
-    _check_policy_env(policy, env)
-    check_option(engine, "engine", ENGINES)
+    engine = _check_policy_env(policy, env, engine)
     rng = check_rng(random_state)
     env_rng, pol_rng = rng.spawn(2)
     if randomness is None:
@@ -245,7 +260,7 @@ def _checkpoints(checkpoints, T):
 
 
 def simulate(policy, env, horizon, n_runs=100, *, common_random_numbers=True, checkpoints=None,
-             engine="numba", random_state=0, n_jobs=None, backend=None, progress=False,
+             engine=None, random_state=0, n_jobs=None, backend=None, progress=False,
              store=None):
     """Monte Carlo queue lengths of ``policy`` and of the oracle, and the queue-length regret.
 
@@ -261,7 +276,8 @@ def simulate(policy, env, horizon, n_runs=100, *, common_random_numbers=True, ch
 
     Parameters
     ----------
-    policy : OraclePolicy, RandomPolicy, CQBEpsilon, CQBOpt, GreedyMLEPolicy or QueueBlindUCBPolicy
+    policy : built-in queueing policy or any object following the policy protocol
+        See :func:`run_policy`; user policies run on the Python engine.
     env : ContextualQueueEnv
     horizon : int
         Rounds per run ``T``.
@@ -273,8 +289,10 @@ def simulate(policy, env, horizon, n_runs=100, *, common_random_numbers=True, ch
     checkpoints : sequence of int, optional
         Rounds at which queue lengths are recorded (``T`` is always added).
         Default: ``min(T, 500) + 1`` evenly spaced rounds from 0 to ``T``.
-    engine : {"numba", "python"}, default="numba"
-        Compiled loop or the NumPy step-by-step reference.
+    engine : {"numba", "python"} or None, default=None
+        Compiled loop or the NumPy step-by-step reference; ``None`` picks the
+        compiled loop for built-in policies and the Python loop for user
+        policies (see :func:`run_policy`).
     random_state : int or None, default=0
         Root seed; run ``r`` uses ``SeedSequence(random_state, spawn_key=(0, r))``.
     n_jobs, backend, progress, store
@@ -299,21 +317,23 @@ def simulate(policy, env, horizon, n_runs=100, *, common_random_numbers=True, ch
     >>> bool(opt.regret < rnd.regret)
     True
     """
-    _check_policy_env(policy, env)
+    engine = _check_policy_env(policy, env, engine)
     T = check_int(horizon, "horizon", low=1)
     n_runs = check_int(n_runs, "n_runs", low=1)
     if not isinstance(common_random_numbers, bool | np.bool_):
         raise TypeError(
             f"common_random_numbers must be a bool, got {type(common_random_numbers).__name__}."
         )
-    check_option(engine, "engine", ENGINES)
     if random_state is not None and not isinstance(random_state, numbers.Integral):
         raise TypeError(f"random_state must be an int or None, got {random_state!r}.")
     ck = _checkpoints(checkpoints, T)
     env.sample_randomness(T, 0)  # validates the environment (and a context sequence's length)
-    prepared = policy._prepare(env.n_servers, env.n_features, T)
+    prepared = None
+    if isinstance(policy, _QueuePolicy):
+        prepared = policy._prepare(env.n_servers, env.n_features, T)
     env.check_stability()
-    policy._warn(env.n_features, T)
+    if isinstance(policy, _QueuePolicy):
+        policy._warn(env.n_features, T)
     setting = {"policy": policy, "env": env, "horizon": T, "checkpoints": tuple(int(c) for c in ck),
                "crn": bool(common_random_numbers), "engine": engine, "prepared": prepared}
     res = run_study(_replication, [setting], n_reps=n_runs, random_state=random_state,
