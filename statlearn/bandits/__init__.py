@@ -16,7 +16,7 @@ causal
     KL-UCB and Thompson sampling agents, and a regret runner.
 """
 
-from . import queueing
+from . import causal, queueing
 from ._protocol import BanditPolicy, check_policy
 
-__all__ = ["BanditPolicy", "check_policy", "queueing"]
+__all__ = ["BanditPolicy", "causal", "check_policy", "queueing"]
