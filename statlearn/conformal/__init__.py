@@ -2,7 +2,9 @@
 
 Split-conformal sets with the SOCOP score (Wang, Sun & Dobriban, 2025) and the
 LAC, APS, RAPS and top-k baselines, class-conditional (Mondrian) calibration,
-set metrics, and the conformal quantile they share.
+set metrics, and the conformal quantile and p-value they share; conformal
+selection with FDR control (cfBH of Jin & Candes, 2023, and Multi-Condition
+Conformal Selection of Hao et al., 2026).
 """
 
 from ._classifier import SplitConformalClassifier, smoothed_pvalues, thresholds_from_scores
@@ -19,7 +21,7 @@ from ._metrics import (
     singleton_rate,
     size_stratified_coverage_violation,
 )
-from ._quantile import conformal_quantile, conformal_rank
+from ._quantile import conformal_pvalues, conformal_quantile, conformal_rank
 from ._scores import (
     aps_scores,
     label_ranks,
@@ -29,16 +31,32 @@ from ._scores import (
     socop_sets,
     topk_scores,
 )
+from ._selection import (
+    SelectionResult,
+    SmallCalibrationWarning,
+    bh_select,
+    cfbh,
+    mccs,
+    region_scores,
+)
+from ._selector import ConformalSelector, MultiConditionSelector
 from ._tuning import DEFAULT_LAM_GRID, LambdaSelection, kneedle, select_lambda
 
 __all__ = [
+    "ConformalSelector",
     "DEFAULT_LAM_GRID",
     "LambdaSelection",
+    "MultiConditionSelector",
     "PredictionSetResult",
     "RAPS_SIZE_BINS",
+    "SelectionResult",
+    "SmallCalibrationWarning",
     "SplitConformalClassifier",
     "aps_scores",
+    "bh_select",
+    "cfbh",
     "class_conditional_coverage",
+    "conformal_pvalues",
     "conformal_quantile",
     "conformal_rank",
     "conformal_scorer",
@@ -48,9 +66,11 @@ __all__ = [
     "kneedle",
     "label_ranks",
     "lac_scores",
+    "mccs",
     "mean_set_size",
     "non_singleton_rate",
     "raps_scores",
+    "region_scores",
     "select_lambda",
     "singleton_rate",
     "size_stratified_coverage_violation",

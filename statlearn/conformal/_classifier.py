@@ -15,7 +15,7 @@ from sklearn.utils.validation import _num_samples, check_is_fitted, column_or_1d
 
 from ..utils import check_alpha, check_int, check_option, check_probabilities, check_real, check_rng
 from ._metrics import evaluate_sets
-from ._quantile import conformal_quantile, conformal_rank
+from ._quantile import conformal_pvalues, conformal_quantile, conformal_rank
 from ._scores import _aps, _lac, _raps, _socop, _socop_sets, _topk, label_ranks, raps_scores
 from ._tuning import select_lambda
 
@@ -82,6 +82,9 @@ def thresholds_from_scores(scores, labels, alpha, n_classes, mondrian=False):
 def smoothed_pvalues(test_scores, cal_scores, u):
     """Randomised conformal p-values ``(#{s_i > s} + U (1 + #{s_i = s})) / (n + 1)``.
 
+    The package's one conformal p-value, :func:`conformal_pvalues`, with the
+    uniforms required.
+
     Parameters
     ----------
     test_scores : ndarray of shape (m, K) or (m,)
@@ -102,12 +105,7 @@ def smoothed_pvalues(test_scores, cal_scores, u):
     >>> smoothed_pvalues(np.array([0.2, 0.5]), np.array([0.1, 0.2, 0.3]), np.array([0.5, 0.5]))
     array([0.5  , 0.125])
     """
-    c = np.sort(np.asarray(cal_scores, dtype=np.float64))
-    s = np.asarray(test_scores, dtype=np.float64)
-    left = np.searchsorted(c, s, side="left")
-    right = np.searchsorted(c, s, side="right")
-    uu = np.asarray(u, dtype=np.float64).reshape((-1,) + (1,) * (s.ndim - 1))
-    return ((c.size - right) + uu * (1 + right - left)) / (c.size + 1)
+    return conformal_pvalues(test_scores, cal_scores, u)
 
 
 class SplitConformalClassifier(ClassifierMixin, BaseEstimator):

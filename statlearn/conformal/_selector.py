@@ -1,0 +1,343 @@
+"""Estimators for conformal selection: :class:`ConformalSelector` (cfBH) and
+:class:`MultiConditionSelector` (MCCS)."""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import BaseEstimator, clone
+from sklearn.linear_model import LinearRegression
+from sklearn.model_selection import train_test_split
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ..utils import check_option, check_real, check_rng
+from ._selection import METHODS, _parse_conditions, cfbh, mccs
+
+__all__ = ["ConformalSelector", "MultiConditionSelector"]
+
+
+class _SelectorBase(BaseEstimator):
+    """Shared fit: train the model on one part, keep predictions on the other."""
+
+    def _check_common(self):
+        check_real(self.q, "q", low=0, high=1, closed="neither")
+        check_real(self.calib_size, "calib_size", low=0, high=1, closed="neither")
+        if not isinstance(self.randomize, bool | np.bool_):
+            raise TypeError(f"randomize must be a bool, got {self.randomize!r}.")
+        if not isinstance(self.prefit, bool | np.bool_):
+            raise TypeError(f"prefit must be a bool, got {self.prefit!r}.")
+        if self.M is not None:
+            check_real(self.M, "M", low=0, closed="neither", allow_inf=True)
+        est = self.estimator
+        if isinstance(est, str) and est != "precomputed":
+            raise ValueError(f'estimator must be a regressor, None or "precomputed", got {est!r}.')
+        if est is not None and not isinstance(est, str) and not hasattr(est, "predict"):
+            raise TypeError(f"estimator must have a predict method, got {type(est).__name__}.")
+
+    def _fit_split(self, X, y, extra=None):
+        """Fit the model and return calibration (predictions, responses, extra)."""
+        self._check_common()
+        multi = np.ndim(y) == 2
+        X, y = validate_data(self, X, y, multi_output=multi, y_numeric=True,
+                             dtype=np.float64)
+        y = np.asarray(y, dtype=np.float64)
+        if self.estimator == "precomputed":
+            if X.shape[1] != (y.shape[1] if y.ndim == 2 else 1):
+                raise ValueError('estimator="precomputed": X must hold one column of '
+                                 "predictions per response column, got "
+                                 f"{X.shape[1]} column(s).")
+            self.estimator_ = None
+            return X if y.ndim == 2 else X[:, 0], y, extra
+        est = LinearRegression() if self.estimator is None else self.estimator
+        if self.prefit:
+            self.estimator_ = est
+            check_is_fitted(est)
+            return self._predict_mu(X), y, extra
+        arrays = [X, y] + ([extra] if extra is not None else [])
+        parts = train_test_split(*arrays, test_size=self.calib_size,
+                                 random_state=self.random_state)
+        X_tr, X_cal, y_tr, y_cal = parts[:4]
+        extra_cal = parts[5] if extra is not None else None
+        self.estimator_ = clone(est).fit(X_tr, y_tr)
+        return self._predict_mu(X_cal), y_cal, extra_cal
+
+    def _predict_mu(self, X):
+        if self.estimator_ is None:
+            return X if self.mu_cal_ndim_ == 2 else X[:, 0]
+        mu = np.asarray(self.estimator_.predict(X), dtype=np.float64)
+        return mu
+
+    def _test_mu(self, X):
+        check_is_fitted(self, "mu_cal_")
+        X = validate_data(self, X, reset=False, dtype=np.float64)
+        mu = self._predict_mu(X)
+        if mu.ndim == 2 and self.mu_cal_.ndim == 1 and mu.shape[1] == 1:
+            mu = mu[:, 0]
+        return mu
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = True
+        return tags
+
+
+class ConformalSelector(_SelectorBase):
+    """Select test units with ``Y > c`` at false discovery rate ``q`` (cfBH).
+
+    Wraps any scikit-learn regressor (or precomputed predictions): ``fit``
+    trains the model on one part of the data (unless ``prefit``) and keeps
+    the calibration scores of the other part; ``select`` computes conformal
+    p-values for new points and runs Benjamini-Hochberg. With exchangeable
+    calibration and test data the expected fraction of selected units with
+    ``Y <= c`` is at most ``q``, whatever the model.
+
+    Parameters
+    ----------
+    estimator : regressor, None or "precomputed", default=None
+        The model of ``E[Y | x]`` (``LinearRegression()`` when None).
+        ``"precomputed"``: ``X`` is a single column of predictions.
+    threshold : float, default=0.0
+        The ``c`` in ``Y > c`` (per-unit thresholds can be passed to ``fit``
+        and ``select``).
+    q : float, default=0.1
+        Target FDR in (0, 1).
+    conformity_score : {"clip", "residual"}, default="clip"
+        Monotone score, see :func:`cfbh` (named so because ``score`` is
+        scikit-learn's evaluation method).
+    randomize : bool, default=True
+        Random tie-breaking of the p-values.
+    M : float or None, default=None
+        Clip constant (``None`` = ``+inf``).
+    prefit : bool, default=False
+        ``estimator`` is already fitted; ``fit`` only calibrates (all data).
+    calib_size : float, default=0.5
+        Fraction of the data kept for calibration when fitting the model.
+    random_state : None, int or Generator
+        Seeds the train/calibration split and the tie-breaking uniforms.
+
+    Attributes
+    ----------
+    estimator_ : regressor or None
+        The fitted model (None when precomputed).
+    mu_cal_, y_cal_, c_cal_ : ndarray of shape (n,)
+        Calibration predictions, responses and thresholds.
+    n_features_in_ : int
+        Number of features seen by ``fit``.
+
+    See Also
+    --------
+    cfbh : the same procedure on arrays of predictions.
+    MultiConditionSelector : intervals and unions of intervals (MCCS).
+
+    Notes
+    -----
+    There is no ``predict``: a selection depends on the whole batch of test
+    points (through BH), not on each point alone.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from statlearn.conformal import ConformalSelector
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(1100, 3))
+    >>> y = X @ np.array([1.0, -1.0, 0.5]) + 0.3 * rng.normal(size=1100)
+    >>> sel = ConformalSelector(threshold=1.0, q=0.2, random_state=0).fit(X[:1000], y[:1000])
+    >>> res = sel.select(X[1000:], y_true=y[1000:])
+    >>> res.n_selected, round(res.fdp, 3), round(res.power, 3)  # one draw; E[FDP] <= q
+    (41, 0.122, 1.0)
+    """
+
+    def __init__(self, estimator=None, threshold=0.0, q=0.1, conformity_score="clip",
+                 randomize=True,
+                 M=None, prefit=False, calib_size=0.5, random_state=None):
+        self.estimator = estimator
+        self.threshold = threshold
+        self.q = q
+        self.conformity_score = conformity_score
+        self.randomize = randomize
+        self.M = M
+        self.prefit = prefit
+        self.calib_size = calib_size
+        self.random_state = random_state
+
+    def fit(self, X, y, threshold=None):
+        """Fit the model (unless prefit) and calibrate.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        threshold : array-like of shape (n_samples,), optional
+            Per-unit thresholds (default: the ``threshold`` parameter).
+
+        Returns
+        -------
+        self
+        """
+        check_option(self.conformity_score, "conformity_score", ["clip", "residual"])
+        check_real(self.threshold, "threshold")
+        if y is None:
+            raise ValueError("ConformalSelector requires y to be passed, but the target y is None.")
+        if np.ndim(y) != 1:
+            raise ValueError(f"y must be 1-D, got shape {np.shape(y)}.")
+        c = None
+        if threshold is not None:
+            c = np.asarray(threshold, dtype=np.float64)
+            if c.shape != (np.shape(y)[0],) or not np.all(np.isfinite(c)):
+                raise ValueError(f"threshold must be finite with shape ({np.shape(y)[0]},), "
+                                 f"got shape {c.shape}.")
+        self.mu_cal_ndim_ = 1
+        mu, y_cal, c_cal = self._fit_split(X, y, c)
+        self.mu_cal_ = np.asarray(mu, dtype=np.float64).reshape(-1)
+        self.y_cal_ = y_cal
+        self.c_cal_ = (np.full(self.mu_cal_.shape, float(self.threshold)) if c_cal is None
+                       else c_cal)
+        return self
+
+    def select(self, X, threshold=None, y_true=None):
+        """Select the test units predicted to have ``Y > c``.
+
+        Parameters
+        ----------
+        X : array-like of shape (m, n_features)
+        threshold : float or array-like of shape (m,), optional
+            Test thresholds (default: the ``threshold`` parameter).
+        y_true : array-like of shape (m,), optional
+            True responses, to report FDP and power.
+
+        Returns
+        -------
+        SelectionResult
+        """
+        mu = self._test_mu(X)
+        c = self.threshold if threshold is None else threshold
+        return cfbh(self.mu_cal_, self.y_cal_, mu, c_cal=self.c_cal_, c_test=c, q=self.q,
+                    score=self.conformity_score, randomize=self.randomize, M=self.M, y_test=y_true,
+                    rng=check_rng(self.random_state))
+
+    def pvalues(self, X, threshold=None):
+        """Conformal p-values of ``H_j: Y_j <= c_j``, shape (m,)."""
+        return self.select(X, threshold).pvalues[:, 0]
+
+    @classmethod
+    def _statlearn_test_instances(cls):
+        return [cls(random_state=0), cls(conformity_score="residual", q=0.3, random_state=0)]
+
+
+class MultiConditionSelector(_SelectorBase):
+    """Select test units whose response meets several conditions, at FDR ``q`` (MCCS).
+
+    Conditions are open intervals ``(lower, upper)`` of the response (either
+    end infinite), or boxes ``{task: (lower, upper)}`` over several response
+    columns (multi-task). ``mode="disjunctive"`` targets the union of the
+    conditions (global BH over every (unit, condition) p-value),
+    ``"conjunctive"`` their intersection (one region-monotone score). With
+    exchangeable calibration and test data the FDR is at most ``q``.
+
+    Parameters
+    ----------
+    estimator : regressor, None or "precomputed", default=None
+        Model of ``E[Y | x]`` (multi-output for several tasks);
+        ``LinearRegression()`` when None. ``"precomputed"``: ``X`` holds one
+        column of predictions per response column.
+    conditions : sequence, default=((0.0, 1.0),)
+        See :func:`mccs`.
+    mode : {"disjunctive", "conjunctive"}, default="disjunctive"
+    q : float, default=0.1
+        Target FDR in (0, 1).
+    method : {"mccs", "int", "uni", "int-b", "uni-b"}, default="mccs"
+        MCCS or one of the set-operation baselines of :func:`mccs`.
+    randomize : bool, default=True
+    M : float or None, default=None
+    prefit : bool, default=False
+    calib_size : float, default=0.5
+    random_state : None, int or Generator
+
+    Attributes
+    ----------
+    estimator_ : regressor or None
+    mu_cal_, y_cal_ : ndarray of shape (n,) or (n, T)
+    n_features_in_ : int
+
+    See Also
+    --------
+    mccs : the same procedure on arrays of predictions.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from statlearn.conformal import MultiConditionSelector
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.uniform(-2, 2, size=(1050, 2))
+    >>> y = X[:, 0] + 0.1 * rng.normal(size=1050)
+    >>> sel = MultiConditionSelector(conditions=[(-np.inf, -1.0), (1.0, np.inf)], q=0.2,
+    ...                              random_state=0).fit(X[:1000], y[:1000])
+    >>> res = sel.select(X[1000:], y_true=y[1000:])
+    >>> res.n_selected, round(res.fdp, 3), round(res.power, 3)  # one draw; E[FDP] <= q
+    (37, 0.162, 1.0)
+    """
+
+    def __init__(self, estimator=None, conditions=((0.0, 1.0),), mode="disjunctive", q=0.1,
+                 method="mccs", randomize=True, M=None, prefit=False, calib_size=0.5,
+                 random_state=None):
+        self.estimator = estimator
+        self.conditions = conditions
+        self.mode = mode
+        self.q = q
+        self.method = method
+        self.randomize = randomize
+        self.M = M
+        self.prefit = prefit
+        self.calib_size = calib_size
+        self.random_state = random_state
+
+    def fit(self, X, y):
+        """Fit the model (unless prefit) and calibrate.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,) or (n_samples, T)
+
+        Returns
+        -------
+        self
+        """
+        check_option(self.mode, "mode", ["disjunctive", "conjunctive"])
+        check_option(self.method, "method", [m for m in METHODS if m != "ind"])
+        if y is None:
+            raise ValueError("MultiConditionSelector requires y to be passed, but the target y "
+                             "is None.")
+        T = np.shape(y)[1] if np.ndim(y) == 2 else 1
+        _parse_conditions(self.conditions, T)
+        self.mu_cal_ndim_ = np.ndim(y)
+        mu, y_cal, _ = self._fit_split(X, y)
+        self.mu_cal_ = np.asarray(mu, dtype=np.float64).reshape(np.shape(y_cal))
+        self.y_cal_ = y_cal
+        return self
+
+    def select(self, X, y_true=None):
+        """Select the test units predicted to meet the conditions.
+
+        Parameters
+        ----------
+        X : array-like of shape (m, n_features)
+        y_true : array-like of shape (m,) or (m, T), optional
+            True responses, to report FDP and power.
+
+        Returns
+        -------
+        SelectionResult
+        """
+        mu = self._test_mu(X)
+        return mccs(self.mu_cal_, self.y_cal_, mu, self.conditions, q=self.q, mode=self.mode,
+                    method=self.method, randomize=self.randomize, M=self.M, y_test=y_true,
+                    rng=check_rng(self.random_state))
+
+    def pvalues(self, X):
+        """Conformal p-values of every (unit, condition) null, shape (m, K)."""
+        return self.select(X).pvalues
+
+    @classmethod
+    def _statlearn_test_instances(cls):
+        return [cls(random_state=0), cls(conditions=[(-np.inf, -1.0), (1.0, np.inf)],
+                                         method="uni", random_state=0)]
