@@ -1,0 +1,29 @@
+"""Decisions from partially calibrated forecasts: minimax rules and calibration diagnostics.
+
+Implements Kiyani, Hassani, Pappas and Roth (2025), "Robust decision making with
+partially calibrated forecasts" (arXiv:2510.23471): the decision rule that
+maximises the worst-case expected utility over every conditional mean that
+passes the calibration tests the forecaster is known to satisfy, with the
+plug-in ("trust the forecast") rule as the baseline.
+"""
+
+from ._evaluation import RuleEvaluation, evaluate_rules
+from ._rules import (
+    CalibrationWarning,
+    MinimaxDecisionRule,
+    SquaredErrorDecisionRule,
+    TrustForecastRule,
+)
+from ._utility import affine_utility, best_response, value_function
+
+__all__ = [
+    "CalibrationWarning",
+    "MinimaxDecisionRule",
+    "RuleEvaluation",
+    "SquaredErrorDecisionRule",
+    "TrustForecastRule",
+    "affine_utility",
+    "best_response",
+    "evaluate_rules",
+    "value_function",
+]
