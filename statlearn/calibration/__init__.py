@@ -7,6 +7,16 @@ passes the calibration tests the forecaster is known to satisfy, with the
 plug-in ("trust the forecast") rule as the baseline.
 """
 
+from ._diagnostics import (
+    CalibrationErrorResult,
+    ECEResult,
+    binwise_calibration_error,
+    calibration_error,
+    decision_calibration_error,
+    expected_calibration_error,
+    reliability_diagram,
+    self_orthogonality_violation,
+)
 from ._evaluation import RuleEvaluation, evaluate_rules
 from ._rules import (
     CalibrationWarning,
@@ -17,6 +27,14 @@ from ._rules import (
 from ._utility import affine_utility, best_response, value_function
 
 __all__ = [
+    "CalibrationErrorResult",
+    "ECEResult",
+    "binwise_calibration_error",
+    "calibration_error",
+    "decision_calibration_error",
+    "expected_calibration_error",
+    "reliability_diagram",
+    "self_orthogonality_violation",
     "CalibrationWarning",
     "MinimaxDecisionRule",
     "RuleEvaluation",
