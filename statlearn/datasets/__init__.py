@@ -2,9 +2,13 @@
 
 from ._classification import make_softmax_classification
 from ._graphs import make_planted_expanders, make_random_regular_graph, make_sbm_graph
+from ._hte import make_hte_ihdp_like, make_hte_nie_wager, make_hte_reference
 
 __all__: list[str] = [
     "make_softmax_classification",
+    "make_hte_ihdp_like",
+    "make_hte_nie_wager",
+    "make_hte_reference",
     "make_planted_expanders",
     "make_random_regular_graph",
     "make_sbm_graph",
