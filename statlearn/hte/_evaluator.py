@@ -492,27 +492,20 @@ def ranking_from_table(table, names):
 
 
 def _fit_signature_failures():
+    """Generic scikit-learn checks that call ``fit(X, y)``; not applicable to ``(X, A, Y)``."""
     reason = ("fit takes (X, treatment, y, ...) with a binary treatment, not the (X, y) "
               "signature the generic checks use")
-    names = [
-        "check_estimators_dtypes", "check_fit_score_takes_y", "check_estimators_fit_returns_self",
-        "check_complex_data", "check_dtype_object", "check_estimators_empty_data_messages",
-        "check_pipeline_consistency", "check_estimators_nan_inf", "check_estimators_overwrite_params",
-        "check_estimator_sparse_array", "check_estimator_sparse_matrix", "check_estimators_pickle",
-        "check_f_contiguous_array_estimator", "check_fit2d_1sample", "check_fit2d_1feature",
-        "check_fit1d", "check_fit2d_predict1d", "check_n_features_in", "check_fit_check_is_fitted",
-        "check_positive_only_tag_during_fit", "check_dict_unchanged",
-        "check_dont_overwrite_parameters", "check_methods_sample_order_invariance",
-        "check_methods_subset_invariance", "check_n_features_in_after_fitting",
-        "check_requires_y_none", "check_estimators_unfitted", "check_readonly_memmap_input",
-        "check_estimator_sparse_tag", "check_mixin_order", "check_estimator_cloneable",
-        "check_estimator_tags_renamed", "check_valid_tag_types", "check_fit_non_negative",
-        "check_sample_weight_equivalence_on_dense_data", "check_sample_weights_not_an_array",
-        "check_sample_weights_list", "check_sample_weights_shape", "check_sample_weights_invariance",
-        "check_sample_weight_equivalence_on_sparse_data", "check_sample_weights_not_overwritten",
-        "check_estimators_pickle(readonly_memmap=True)", "check_parameters_default_constructible",
-        "check_get_params_invariance", "check_set_params", "check_do_not_raise_errors_in_init_or_set_params",
-        "check_no_attributes_set_in_init", "check_fit_idempotent", "check_n_features_in",
-    ]
+    names = (
+        "check_complex_data check_dict_unchanged check_dont_overwrite_parameters "
+        "check_dtype_object check_estimator_sparse_array check_estimator_sparse_matrix "
+        "check_estimator_sparse_tag check_estimators_dtypes check_estimators_empty_data_messages "
+        "check_estimators_fit_returns_self check_estimators_nan_inf "
+        "check_estimators_overwrite_params check_estimators_pickle "
+        "check_estimators_pickle(readonly_memmap=True) check_f_contiguous_array_estimator "
+        "check_fit1d check_fit2d_1feature check_fit2d_1sample check_fit2d_predict1d "
+        "check_fit_check_is_fitted check_fit_idempotent check_fit_score_takes_y "
+        "check_methods_sample_order_invariance check_methods_subset_invariance "
+        "check_n_features_in check_n_features_in_after_fitting check_pipeline_consistency "
+        "check_positive_only_tag_during_fit check_readonly_memmap_input"
+    ).split()
     return dict.fromkeys(names, reason)
-

@@ -76,8 +76,9 @@ def test_t1_double_robustness_of_the_point_estimate(case):
 
     False alarm 6.3e-5 per case (normal approximation). Planted defect: the
     correction term of the DR pseudo-outcome with the wrong sign; the case
-    "e ok, mu wrong" then has mean about 1.6, i.e. ~50 MC standard errors
-    away: it failed (power ~1).
+    "e ok, mu wrong" then has mean 3.48, about 117 MC standard errors away:
+    it failed (power ~1). The other two cases do not see this defect (the
+    correction has mean zero when mu is right), so it is guarded here.
     """
     d = _replicate(case, REPS)[:, 0, 0]
     mcse = d.std(ddof=1) / np.sqrt(d.size)
@@ -103,9 +104,12 @@ def test_t2_ci_coverage_where_valid(case):
     """90% CI covers 0.75 at a rate inside the binomial region of p = 0.9.
 
     Two-sided false alarm 1e-3 per case; the region is [0.84, 0.96] at the CI
-    size (250 replications) and [0.87, 0.93] at the full size (2000). Planted defect: se multiplied by
-    sqrt(2) gives coverage ~0.98-0.99 and se divided by sqrt(2) about 0.75 (both
-    measured): both failed (power ~1).
+    size (250 replications) and [0.87, 0.93] at the full size (2000).
+    Planted defects in the pairwise table's se: divided by sqrt(2) gave
+    coverage 0.72 and 0.78 (failed, power ~1); multiplied by sqrt(2) gave 0.968
+    and 0.964 against the upper end 0.956 (failed; power about 0.8 at this
+    size, ~1 at the full size). The oracle test below guards the se of the
+    single-pair path with power ~1 both ways.
     """
     lo, hi = binomial_acceptance_region(REPS, 0.9, 1e-3)
     k = _coverage(case, 0, DELTA_P1)
@@ -174,7 +178,7 @@ def test_standard_error_matches_the_spread():
     """Oracle nuisances, n = 500, 2000 replications: 90% coverage in the binomial region.
 
     Two-sided false alarm 1e-6. Planted defect: se off by a factor sqrt(2)
-    (either way) moves the coverage to about 0.98 or 0.76, far outside the
+    moved the coverage to 0.979 (times) or 0.739 (divided), far outside the
     region [0.867, 0.933]: both failed (power ~1).
     """
     res = _oracle_draws(500, 2000, seed=7)
@@ -194,7 +198,7 @@ def test_cross_fitting_never_uses_the_evaluation_fold():
     the 90% CI covers 0.75 (measured 0.89 at n = 1000). Planted defect:
     nuisances fitted on all units including the evaluation fold: the 1-NN
     fit then reproduces Y on its own arm, the correction vanishes and the
-    coverage drops to about 0.5 (measured): failed (power ~1). One-sided
+    coverage dropped to 0.49 against the bound 0.77: failed (power ~1). One-sided
     binomial bound for p = 0.9 at false alarm 1e-4.
     """
     reps = 100
