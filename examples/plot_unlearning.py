@@ -32,7 +32,7 @@ n = 300 if fast else 1000
 X_all, y_all, _ = make_glm_data(n + 2000, n, n_scale=n, random_state=0)
 X, y, X_test, y_test = X_all[:n], y_all[:n], X_all[n:], y_all[n:]
 
-est = NewtonUnlearner(alpha=0.5, epsilon=0.75, random_state=0).fit(X, y)
+est = NewtonUnlearner(fit_intercept=False, alpha=0.5, epsilon=0.75, random_state=0).fit(X, y)
 forget = [3, 14, 15]
 exact = est.retrain_reference(forget)  # what retraining without the points gives
 est.unlearn(forget)
@@ -50,7 +50,7 @@ plt.show()
 # %%
 # Accuracy: generalisation error divergence of the released model against the
 # retrain, for Gaussian noise and for Laplace-type noise with the same radius.
-silent = NewtonUnlearner(alpha=0.5, noise=None).fit(X, y).unlearn(forget)
+silent = NewtonUnlearner(fit_intercept=False, alpha=0.5, noise=None).fit(X, y).unlearn(forget)
 r = est.unlearn_report_.r
 rng = np.random.default_rng(1)
 for noise in ("gaussian", "laplace_l2"):

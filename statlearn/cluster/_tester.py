@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -11,6 +11,7 @@ import pandas as pd
 from statlearn.utils import Summary, check_int, check_option, check_real, spawn_seeds
 
 from ._graph import as_graph_access
+from ._oracle import _gap_ratio, default_walk_length_candidates
 from ._params import default_n_repeats
 from ._walks import BACKENDS, base_words, median_estimates
 
@@ -36,7 +37,10 @@ class ClusterCountTestResult:
     peak_memory_words : int
         Words held at once (``s**2 + s + n_repeats`` plus the walk buffer).
     walk_steps : int
-        Lazy-walk steps spent.
+        Lazy-walk steps spent (the walk-length selection included).
+    walk_length_scores : dict
+        Eigen-gap score of each candidate walk length tried by the automatic
+        choice (empty when ``walk_length`` was given).
     """
 
     n_clusters: int
@@ -50,6 +54,13 @@ class ClusterCountTestResult:
     n_repeats: int
     peak_memory_words: int
     walk_steps: int
+    walk_length_scores: dict = field(default_factory=dict)
+
+    def __repr__(self):
+        return (f"ClusterCountTestResult(n_clusters={self.n_clusters}, nu2={self.nu2:.4g}, "
+                f"threshold={self.threshold:g}, n_samples={self.n_samples}, "
+                f"walk_length={self.walk_length}, batch_size={self.batch_size}, "
+                f"n_walks={self.n_walks}, n_repeats={self.n_repeats})")
 
     @property
     def two_clusters(self) -> bool:
@@ -103,9 +114,18 @@ def test_one_vs_two_clusters(graph, *, walk_length=None, batch_size=None, n_walk
     ----------
     graph : scipy.sparse matrix, tuple (indptr, indices) or query object
         Undirected, unweighted graph.
-    walk_length : int or None
-        Default ``ceil(8 ln n)`` (``2 ln n / phi**2`` with ``phi = 1/2``):
-        long enough to mix on an expander.
+    walk_length : int, "auto" or None, default=None
+        ``None`` or ``"auto"`` chooses it as :class:`SpectralClusteringOracle`
+        does, by the eigen-gap rule over the candidates
+        ``4, 8, ..., max(16, 8 ln n)``: each candidate ``t`` is scored by the
+        clearer of the two hypotheses' gaps, ``max(nu1 / nu2, nu2 / nu3)`` of
+        ``(n/s) G`` (one cluster: a gap after the first eigenvalue; two: after
+        the second), with ``min(n_repeats, 3)`` repeats and walks of their own;
+        the search stops at the first decrease once a score of 2 has been
+        seen. The decision is then taken on fresh walks at the chosen length
+        (reusing the selection walks would bias ``nu2``). A fixed length that
+        mixes over the whole graph (e.g. ``8 ln n``) reads two weakly linked
+        blocks as one cluster.
     batch_size : int or None
         ``b``; default ``ceil(sqrt(n))``.
     n_walks : int or None
@@ -142,8 +162,11 @@ def test_one_vs_two_clusters(graph, *, walk_length=None, batch_size=None, n_walk
     g = as_graph_access(graph, max_degree=max_degree)
     n = g.n
     check_option(backend, "backend", list(BACKENDS))
-    t = (math.ceil(8 * math.log(n)) if walk_length is None
-         else check_int(walk_length, "walk_length", low=1))
+    auto = walk_length is None or (isinstance(walk_length, str) and walk_length == "auto")
+    if not auto:
+        if isinstance(walk_length, str):
+            check_option(walk_length, "walk_length", ["auto"])
+        t = check_int(walk_length, "walk_length", low=1)
     s = max(64, math.ceil(8 * math.log(n))) if n_samples is None else check_int(
         n_samples, "n_samples", low=2)
     reps = default_n_repeats(n) if n_repeats is None else check_int(n_repeats, "n_repeats", low=1)
@@ -153,23 +176,41 @@ def test_one_vs_two_clusters(graph, *, walk_length=None, batch_size=None, n_walk
     b = min(b, r)
     n_batches = -(-r // b)
     threshold = check_real(threshold, "threshold")
-    seed_sample, seed_walks = spawn_seeds(random_state, 2)
+    seed_sample, seed_walks, seed_select = spawn_seeds(random_state, 3)
     rng = np.random.default_rng(seed_sample)
     sample = rng.integers(0, n, size=s)
     iu, ju = np.triu_indices(s)
-    z = median_estimates(g, sample[iu], sample[ju], np.column_stack([iu, ju]),
-                         base_words(seed_walks), t, reps, n_batches, b, backend=backend,
-                         n_jobs=n_jobs)
-    G = np.zeros((s, s))
-    G[iu, ju] = z
-    G[ju, iu] = z
-    ev = np.linalg.eigvalsh(n / s * G)[::-1]
+    pairs = np.column_stack([iu, ju])
+
+    def spectrum(t, n_rep, base):
+        z = median_estimates(g, sample[iu], sample[ju], pairs, base, t, n_rep, n_batches, b,
+                             backend=backend, n_jobs=n_jobs)
+        G = np.zeros((s, s))
+        G[iu, ju] = z
+        G[ju, iu] = z
+        return np.linalg.eigvalsh(n / s * G)[::-1]
+
+    steps = 0
+    scores = {}
+    if auto:
+        sel_reps = min(reps, 3)
+        sel_base = base_words(seed_select)
+        for cand in default_walk_length_candidates(n):
+            ev = spectrum(cand, sel_reps, sel_base)
+            steps += sel_reps * iu.size * 2 * n_batches * b * cand
+            scores[cand] = max(_gap_ratio(ev, 1), _gap_ratio(ev, 2))
+            best = max(scores.values())
+            if best >= 2 and scores[cand] < best:
+                break
+        t = max(scores, key=lambda c: (scores[c], -c))
+    ev = spectrum(t, reps, base_words(seed_walks))
     nu2 = float(ev[1])
-    steps = reps * iu.size * 2 * n_batches * b * t
+    steps += reps * iu.size * 2 * n_batches * b * t
     return ClusterCountTestResult(
         n_clusters=2 if nu2 >= threshold else 1, nu2=nu2, eigenvalues=ev, threshold=threshold,
         n_samples=s, walk_length=t, batch_size=b, n_walks=n_batches * b, n_repeats=reps,
-        peak_memory_words=int(s * s + s + reps + b + 2), walk_steps=int(steps))
+        peak_memory_words=int(s * s + s + reps + b + 2), walk_steps=int(steps),
+        walk_length_scores=scores)
 
 
 # not a pytest test despite its name

@@ -66,7 +66,7 @@ def ged_replication(setting, rng):
     n_noise = int(setting["n_noise"])
     X_all, y_all, _ = make_glm_data(n + N_TEST, n, n_scale=n, random_state=rng)
     X, y, X0, y0 = X_all[:n], y_all[:n], X_all[n:], y_all[n:]
-    est = NewtonUnlearner(alpha=LAMBDA, noise=None, verify=False).fit(X, y)
+    est = NewtonUnlearner(fit_intercept=False, alpha=LAMBDA, noise=None, verify=False).fit(X, y)
     out = {}
     for m in ms:
         idx = rng.choice(n, size=m, replace=False)

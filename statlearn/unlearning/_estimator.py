@@ -5,9 +5,11 @@ from __future__ import annotations
 import math
 import time
 import warnings
+from types import SimpleNamespace
 
 import numpy as np
 from sklearn.base import BaseEstimator
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._tags import ClassifierTags, RegressorTags
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
@@ -60,6 +62,11 @@ class UnlearningWarning(UserWarning):
     >>> any(issubclass(x.category, UnlearningWarning) for x in w)
     True
     """
+
+
+def _expit(z):
+    e = np.exp(-np.abs(z))
+    return np.where(z >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
 
 
 def _device(x):
@@ -125,6 +132,13 @@ class NewtonUnlearner(BaseEstimator):
         ``"sekhari"``: Sekhari et al. (2021) stored-Hessian step with
         ``(epsilon, delta)`` output noise. Both are for comparisons and support
         the logistic and squared losses.
+    feature_bound : float or None, default=None
+        A-priori bound ``R`` on the norm of every design row (including the
+        intercept column when the intercept is fitted), needed by
+        ``mechanism="sekhari"`` only: its noise uses the Lipschitz constants
+        ``L = R`` and ``M = R^3 sup |d^3 l / dz^3|`` of the loss class, which
+        must not be read off the data (noise calibrated on the data would
+        leak it). ``fit`` refuses rows whose norm exceeds ``R``.
     delta : float, default=1e-5
         ``delta`` of the ``(epsilon, delta)`` baselines.
     store_hessian : bool, default=True
@@ -141,10 +155,19 @@ class NewtonUnlearner(BaseEstimator):
         one-point request; ``False`` makes it a no-op.
     allow_singular : bool, default=False
         Accept ``alpha = 0`` with pseudo-inverse solves; nothing is certified then.
-    fit_intercept : bool, default=False
-        Add an intercept column; the intercept is penalised and noised like any
-        coefficient, which keeps the objective ``alpha``-strongly convex (unlike
-        scikit-learn, which leaves it unpenalised).
+    fit_intercept : bool, default=True
+        Fit an unpenalised intercept, as scikit-learn's ``Ridge`` and
+        ``LogisticRegression`` do, so the same data give the same model. The
+        objective stays ``alpha``-strongly convex in the coefficients once the
+        intercept is profiled out, which is what the certificate uses; the
+        noise is added to the coefficients only, and the released intercept is
+        the exact minimiser over the intercept given the released
+        coefficients on the rows still kept (a post-processing that the
+        retrained reference applies in the same way, so the guarantee covers
+        it). The baselines ``mechanism="guo"`` and ``"sekhari"`` penalise the
+        intercept like a coefficient (their guarantees need strong convexity
+        in every coordinate). Use ``False`` for the paper's setting (no
+        intercept).
     tol : float, default=1e-10
         Exact-solver tolerance: stop when ``||grad L|| <= tol * alpha``, so the
         distance to the minimiser is at most ``tol``.
@@ -159,6 +182,10 @@ class NewtonUnlearner(BaseEstimator):
         Released coefficients (after the last request, including its noise).
     intercept_ : float
         Released intercept (0.0 when ``fit_intercept=False``).
+    loss_ : str
+        Loss used at ``fit``. Predictions and removal requests use the
+        parameters captured at ``fit``: ``set_params`` takes effect at the next
+        ``fit``.
     classes_ : ndarray of shape (2,)
         Class labels (logistic loss only).
     n_features_in_ : int
@@ -183,10 +210,16 @@ class NewtonUnlearner(BaseEstimator):
 
     Notes
     -----
-    **Parameter mapping.** scikit-learn's ``Ridge(alpha=a, fit_intercept=False)``
-    minimises ``||y - X w||^2 + a ||w||^2``, i.e. twice our objective with
-    ``alpha = a``: same minimiser. ``LogisticRegression(C=c, fit_intercept=False)``
-    minimises ``c sum logloss + ||w||^2 / 2``: our ``alpha = 1 / c``.
+    **Parameter mapping.** scikit-learn's ``Ridge(alpha=a)`` minimises
+    ``||y - X w - b||^2 + a ||w||^2``, i.e. twice our objective with
+    ``alpha = a``: same minimiser (the intercept ``b`` is unpenalised in both).
+    ``LogisticRegression(C=c)`` minimises ``c sum logloss + ||w||^2 / 2``: our
+    ``alpha = 1 / c``. The defaults agree (``alpha = 1``, intercept on).
+
+    **Preprocessing.** Only this estimator forgets. A scaler or encoder fitted
+    before it (for example ``StandardScaler`` in a ``Pipeline``) keeps the
+    statistics of the forgotten rows; fit such steps on data that will never
+    be removed, or refit the whole pipeline instead of unlearning.
 
     **Decisions where the source leaves room.** The polylog factors ``C1(n)``,
     ``C2(n)`` of Theorem 2 are not given; with the verification on, ``C1 = C2 = 1``
@@ -234,8 +267,8 @@ class NewtonUnlearner(BaseEstimator):
                  noise="gaussian", noise_scale="paper", polylog_c1=None, polylog_c2=None,
                  verify=True, n_newton_steps=1, mechanism="newton", delta=1e-5,
                  store_hessian=True, assume_optimal=False, add_noise_on_empty=True,
-                 allow_singular=False, fit_intercept=False, tol=1e-10, max_iter=100,
-                 random_state=None):
+                 allow_singular=False, fit_intercept=True, tol=1e-10, max_iter=100,
+                 feature_bound=None, random_state=None):
         self.loss = loss
         self.alpha = alpha
         self.penalty = penalty
@@ -255,13 +288,14 @@ class NewtonUnlearner(BaseEstimator):
         self.fit_intercept = fit_intercept
         self.tol = tol
         self.max_iter = max_iter
+        self.feature_bound = feature_bound
         self.random_state = random_state
 
     @classmethod
     def _statlearn_test_instances(cls):
-        # the Poisson model needs an intercept to reach the R^2 the common checks ask for
         return [cls(random_state=0), cls(loss="squared", random_state=0),
-                cls(loss="poisson", fit_intercept=True, random_state=0)]
+                cls(loss="poisson", random_state=0),
+                cls(loss="squared", fit_intercept=False, random_state=0)]
 
     # ------------------------------------------------------------------ tags
     def __sklearn_tags__(self):
@@ -308,6 +342,13 @@ class NewtonUnlearner(BaseEstimator):
         check_real(self.delta, "delta", low=0, high=1, closed="neither")
         check_real(self.tol, "tol", low=0, closed="neither")
         check_int(self.max_iter, "max_iter", low=1)
+        if self.feature_bound is not None:
+            check_real(self.feature_bound, "feature_bound", low=0, closed="neither")
+        elif self.mechanism == "sekhari":
+            raise ValueError(
+                "mechanism='sekhari' needs feature_bound, an a-priori bound on the norm of "
+                "every design row: its noise scale depends on the loss's Lipschitz constants, "
+                "which must not be computed from the data.")
         if self.mechanism != "newton" and self.loss == "poisson":
             raise ValueError(
                 f"mechanism={self.mechanism!r} needs bounded loss derivatives and supports "
@@ -337,9 +378,11 @@ class NewtonUnlearner(BaseEstimator):
         self : NewtonUnlearner
         """
         alpha = self._validate_params()
+        self._cfg = SimpleNamespace(**self.get_params(deep=False))
+        self.loss_ = self._cfg.loss
         xp = _namespace_of(X)
         if is_numpy_namespace(xp):
-            y_numeric = self.loss != "logistic"
+            y_numeric = self._cfg.loss != "logistic"
             X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=y_numeric)
             X = np.asarray(X, dtype=np.float64)
             y_host = np.asarray(y)
@@ -349,7 +392,7 @@ class NewtonUnlearner(BaseEstimator):
             if y_host.ndim != 1 or y_host.shape[0] != X.shape[0]:
                 raise ValueError(f"y must be 1-D with {X.shape[0]} entries, got shape "
                                  f"{y_host.shape}.")
-        if self.loss == "logistic":
+        if self._cfg.loss == "logistic":
             check_classification_targets(y_host)
             classes = np.unique(y_host)
             if classes.size != 2:
@@ -364,29 +407,46 @@ class NewtonUnlearner(BaseEstimator):
             y01 = np.asarray(y_host, dtype=np.float64)
             if not np.all(np.isfinite(y01)):
                 raise ValueError("y must be finite.")
-            if self.loss == "poisson" and np.any(y01 < 0):
+            if self._cfg.loss == "poisson" and np.any(y01 < 0):
                 raise ValueError("loss='poisson' needs non-negative y.")
-        if self.fit_intercept:
+        if self._cfg.fit_intercept:
             ones = xp.ones((X.shape[0], 1), dtype=X.dtype, device=_device(X))
             X = xp.concat([X, ones], axis=1)
+        if self._cfg.mechanism == "sekhari":
+            norms = np.linalg.norm(to_numpy(X), axis=1)
+            if np.max(norms) > float(self._cfg.feature_bound):
+                raise ValueError(
+                    f"feature_bound={self._cfg.feature_bound!r} is smaller than the largest "
+                    f"design-row norm {np.max(norms):.4g} (intercept column included): the "
+                    "Sekhari et al. noise would not cover these rows. Pass a larger a-priori "
+                    "bound or normalise the rows.")
         self._X = X
         self._y = asarray_like(y01, X, dtype=X.dtype)
         self._alpha = alpha
-        self._rng = check_rng(self.random_state)
+        # unpenalised intercept (Newton mechanism): per-coordinate penalty, 0 for the intercept
+        self._free_intercept = bool(self._cfg.fit_intercept and self._cfg.mechanism == "newton")
+        if self._free_intercept:
+            pen = np.full(X.shape[1], alpha)
+            pen[-1] = 0.0
+            self._pen = asarray_like(pen, X, dtype=X.dtype)
+        else:
+            self._pen = alpha
+        self._rng = check_rng(self._cfg.random_state)
         n, p = X.shape
         self._shift = None
-        if self.mechanism == "guo":
-            self._guo_sigma = guo_noise_std(self._guo_budget(n), self.epsilon, self.delta)
+        if self._cfg.mechanism == "guo":
+            self._guo_sigma = guo_noise_std(self._guo_budget(n), self._cfg.epsilon, self._cfg.delta)
             self._shift = asarray_like(self._guo_sigma * self._rng.standard_normal(p), X)
             self._guo_residual = 0.0
         beta, self.n_iter_, _ = newton_solve(
-            X, self._y, self.loss, alpha, xp, tol=self.tol, max_iter=self.max_iter,
-            shift=self._shift, allow_singular=self.allow_singular)
+            X, self._y, self._cfg.loss, self._pen, xp, tol=self._cfg.tol,
+            max_iter=self._cfg.max_iter, shift=self._shift,
+            allow_singular=self._cfg.allow_singular)
         self._beta_fit = beta
         self._beta = beta
         self.hessian_cholesky_ = None
-        if self.store_hessian and alpha > 0:
-            H = objective_hessian(beta, X, self._y, self.loss, alpha, xp)
+        if self._cfg.store_hessian and alpha > 0:
+            H = objective_hessian(beta, X, self._y, self._cfg.loss, self._pen, xp)
             self.hessian_cholesky_, _ = factor_with_jitter(H, xp)
         self.removed_ = np.zeros(n, dtype=bool)
         self.unlearn_report_ = None
@@ -411,16 +471,80 @@ class NewtonUnlearner(BaseEstimator):
         return X
 
     def _guo_budget(self, n):
-        if isinstance(self.noise_scale, str):
+        if isinstance(self._cfg.noise_scale, str):
             return self._alpha * noise_radius(n, 1, self._alpha)
-        return float(self.noise_scale)
+        return float(self._cfg.noise_scale)
 
     @property
     def _xp(self):
         return get_namespace(self._X)
 
+    def _intercept_for(self, coef, weights):
+        """Exact minimiser over the intercept of the retained loss, coefficients fixed.
+
+        ``weights`` is the 0/1 host mask of retained rows. Closed forms for the
+        squared and Poisson losses; a bracketed root search for the logistic
+        one. Raises when no minimiser exists (one class left, or only zero counts).
+        """
+        from scipy.optimize import brentq
+
+        w = np.asarray(weights, dtype=float)
+        keep = w > 0
+        if not keep.any():
+            return 0.0
+        z = to_numpy(self._X[:, :-1] @ coef)[keep]
+        y = to_numpy(self._y)[keep]
+        loss = self._cfg.loss
+        if loss == "squared":
+            return float(np.mean(y - z))
+        sy = float(y.sum())
+        if loss == "poisson":
+            if sy <= 0:
+                raise ValueError("the rows still kept have only zero counts: the unpenalised "
+                                 "intercept has no minimiser (use fit_intercept=False).")
+            zmax = float(z.max())
+            return float(math.log(sy) - zmax - math.log(np.exp(z - zmax).sum()))
+        n_keep = int(keep.sum())
+        if sy <= 0 or sy >= n_keep:
+            raise ValueError("the rows still kept hold a single class: the unpenalised "
+                             "intercept has no minimiser (use fit_intercept=False).")
+        target = math.log(sy / (n_keep - sy))
+
+        def excess(b):
+            return float(np.sum(_expit(z + b))) - sy
+
+        lo, hi = target - float(z.max()) - 1.0, target - float(z.min()) + 1.0
+        return float(brentq(excess, lo, hi, xtol=1e-15, rtol=4 * np.finfo(float).eps,
+                            maxiter=500))
+
+    def _with_profiled_intercept(self, theta, weights):
+        """``theta`` with its intercept replaced by the exact one for its coefficients."""
+        if not self._free_intercept:
+            return theta
+        b0 = self._intercept_for(theta[:-1], weights)
+        out = np.array(to_numpy(theta), dtype=np.float64, copy=True)
+        out[-1] = b0
+        return asarray_like(out, self._X, dtype=self._X.dtype)
+
+    def _certificate(self, theta, ret):
+        """Certified bound on the coefficient error and the gradient norm it comes from.
+
+        Returns ``(||grad P_{-M}(coef)|| / alpha, ||grad P_{-M}(coef)||)``.
+        ``P_{-M}`` is the retained objective with the unpenalised intercept
+        minimised out: partial minimisation keeps convexity, so ``P_{-M}`` is
+        ``alpha``-strongly convex in the coefficients that carry the noise.
+        Without a free intercept it is ``L_{-M}`` itself.
+        """
+        xp = self._xp
+        if self._free_intercept:
+            g = ret.gradient(self._with_profiled_intercept(theta, ret.mask_host))[:-1]
+        else:
+            g = ret.gradient(theta)
+        residual = float(xp.linalg.vector_norm(g))
+        return residual / self._alpha, residual
+
     def _release(self, theta):
-        if self.fit_intercept:
+        if self._cfg.fit_intercept:
             self.coef_ = theta[:-1]
             self.intercept_ = float(theta[-1])
         else:
@@ -437,7 +561,7 @@ class NewtonUnlearner(BaseEstimator):
         return self._validate_xp(X, xp, reset=False)
 
     def _is_logistic(self):
-        return self.loss == "logistic"
+        return self._cfg.loss == "logistic"
 
     @available_if(_is_logistic)
     def decision_function(self, X):
@@ -469,10 +593,10 @@ class NewtonUnlearner(BaseEstimator):
         array of shape (n_samples,)
         """
         z = self._linear_predictor(X)
-        if self.loss == "logistic":
+        if self.loss_ == "logistic":
             labels = to_numpy(z) > 0
             return self.classes_[labels.astype(int)]
-        if self.loss == "poisson":
+        if self._cfg.loss == "poisson":
             return get_namespace(z).exp(z)
         return z
 
@@ -509,7 +633,7 @@ class NewtonUnlearner(BaseEstimator):
 
         pred = to_numpy(self.predict(X))
         y = to_numpy(y)
-        if self.loss == "logistic":
+        if self._cfg.loss == "logistic":
             return float(accuracy_score(y, pred))
         return float(r2_score(y, pred))
 
@@ -523,27 +647,27 @@ class NewtonUnlearner(BaseEstimator):
         return xp.take(self._X, idx, axis=0), xp.take(self._y, idx, axis=0)
 
     def _radius(self, n, m):
-        if not isinstance(self.noise_scale, str):
-            return float(self.noise_scale)
+        if not isinstance(self._cfg.noise_scale, str):
+            return float(self._cfg.noise_scale)
         if self._alpha == 0:
             return math.inf
-        default = 1.0 if self.verify else max(1.0, math.log(n))
-        c1 = default if self.polylog_c1 is None else float(self.polylog_c1)
-        c2 = default if self.polylog_c2 is None else float(self.polylog_c2)
+        default = 1.0 if self._cfg.verify else max(1.0, math.log(n))
+        c1 = default if self._cfg.polylog_c1 is None else float(self._cfg.polylog_c1)
+        c2 = default if self._cfg.polylog_c2 is None else float(self._cfg.polylog_c2)
         return noise_radius(n, m, self._alpha, c1=c1, c2=c2)
 
     def _newton_direction(self, beta, step, ret, removed_now, removed_all):
         xp = self._xp
-        if self.assume_optimal and step == 0:
+        if self._cfg.assume_optimal and step == 0:
             X_m, y_m = self._take(removed_now)
-            d1, _ = loss_derivatives(y_m, X_m @ beta, self.loss, xp)
+            d1, _ = loss_derivatives(y_m, X_m @ beta, self._cfg.loss, xp)
             g = -(X_m.T @ d1)
         else:
             g = ret.gradient(beta)
         use_stored = (self.hessian_cholesky_ is not None and step == 0)
         if use_stored:
             X_r, y_r = self._take(removed_all)
-            _, d2 = loss_derivatives(y_r, X_r @ self._beta_fit, self.loss, xp)
+            _, d2 = loss_derivatives(y_r, X_r @ self._beta_fit, self._cfg.loss, xp)
             U = xp.expand_dims(xp.sqrt(d2), axis=1) * X_r
             try:
                 return woodbury_downdate_solve(self.hessian_cholesky_, U, g, xp), "stored"
@@ -552,7 +676,7 @@ class NewtonUnlearner(BaseEstimator):
                               "assembling the retained Hessian directly.", RuntimeWarning,
                               stacklevel=3)
         X_keep, y_keep = ret.rows
-        H = objective_hessian(beta, X_keep, y_keep, self.loss, self._alpha, xp)
+        H = objective_hessian(beta, X_keep, y_keep, self._cfg.loss, self._pen, xp)
         if self._alpha == 0:
             return xp.linalg.pinv(H) @ g, "direct"
         L, _ = factor_with_jitter(H, xp, name="retained Hessian")
@@ -563,9 +687,14 @@ class NewtonUnlearner(BaseEstimator):
 
         Parameters
         ----------
-        indices : sequence of int
-            Rows of the ``X`` passed to ``fit`` to forget. Must be unique, in
-            range, and not removed by an earlier request. May be empty.
+        indices : array-like of int or bool
+            Positions (0-based) of the rows of the ``X`` passed to ``fit`` to
+            forget, or a boolean mask with one entry per row. Positions must
+            be unique, in range, and not removed by an earlier request; the
+            request may be empty. pandas ``Index``/``Series`` objects are
+            refused: they hold labels, not positions. Convert labels with
+            ``X_fit.index.get_indexer(labels)`` (check for ``-1``) or pass the
+            mask ``X_fit.index.isin(labels)``.
         random_state : None, int or numpy.random.Generator, optional
             Noise stream for this request only; default continues the stream
             seeded at ``fit``.
@@ -581,10 +710,10 @@ class NewtonUnlearner(BaseEstimator):
         idx = self._check_indices(indices)
         m = int(idx.size)
         n_before = int((~self.removed_).sum())
-        if m == 0 and not self.add_noise_on_empty:
+        if m == 0 and not self._cfg.add_noise_on_empty:
             self.unlearn_report_ = UnlearningReport(
-                m=0, n=n_before, mechanism=self.mechanism, noise="none", sigma=0.0, r=0.0,
-                epsilon=float(self.epsilon), delta_cert=0.0, certified=True, fallback=False,
+                m=0, n=n_before, mechanism=self._cfg.mechanism, noise="none", sigma=0.0, r=0.0,
+                epsilon=float(self._cfg.epsilon), delta_cert=0.0, certified=True, fallback=False,
                 newton_residual_norm=math.nan, mu_effective=0.0, n_newton_steps=0,
                 hessian="none", seconds=time.perf_counter() - t0)
             self.history_.append(self.unlearn_report_)
@@ -603,37 +732,53 @@ class NewtonUnlearner(BaseEstimator):
         n_total, p = self._X.shape
         alpha = self._alpha
         r = self._radius(n_before, max(m, 1))
-        if self.mechanism == "guo":
+        if self._cfg.mechanism == "guo":
             beta, info = self._unlearn_guo(idx, removed_all, ret, rng)
         else:
             beta, info = self._unlearn_newton(idx, removed_all, ret, r)
         # noise (drawn on the host from the seeded stream, then moved to the device)
         sigma, noise_name, b = 0.0, "none", None
-        if self.mechanism == "sekhari":
-            Rx = float(np.max(np.linalg.norm(to_numpy(self._X), axis=1)))
-            sigma = sekhari_noise_std(n_before, max(m, 1), alpha, Rx,
-                                      _THIRD_DERIVATIVE_BOUND[self.loss] * Rx**3,
-                                      self.epsilon, self.delta)
-            if self.noise is not None and sigma > 0:
-                b = draw_noise("gaussian", sigma, 1.0, p, rng=rng)
+        p_noise = p - 1 if self._free_intercept else p
+        if self._cfg.mechanism == "sekhari":
+            # Lipschitz constants of the loss class from the a-priori row bound R (never
+            # from the data): |dl/dz| <= 1 gives L = R; a bound c3 on the third
+            # derivative gives M = c3 R^3
+            R = float(self._cfg.feature_bound)
+            sigma = sekhari_noise_std(n_before, max(m, 1), alpha, R,
+                                      _THIRD_DERIVATIVE_BOUND[self._cfg.loss] * R**3,
+                                      self._cfg.epsilon, self._cfg.delta)
+            if self._cfg.noise is not None and sigma > 0:
+                b = draw_noise("gaussian", sigma, 1.0, p_noise, rng=rng)
                 noise_name = "gaussian"
-        elif self.mechanism == "guo":
+        elif self._cfg.mechanism == "guo":
             sigma, noise_name = self._guo_sigma, "gaussian-objective"
-        elif self.noise is not None and math.isfinite(r):
-            b = draw_noise(self.noise, r, self.epsilon, p, rng=rng)
-            sigma, noise_name = r / self.epsilon, self.noise
+        elif self._cfg.noise is not None and math.isfinite(r):
+            b = draw_noise(self._cfg.noise, r, self._cfg.epsilon, p_noise, rng=rng)
+            sigma, noise_name = r / self._cfg.epsilon, self._cfg.noise
+        if b is None:
+            released = beta
+        else:
+            if self._free_intercept:
+                b = np.append(b, 0.0)
+            released = beta + asarray_like(b, beta)
+        released = self._with_profiled_intercept(released, ret.mask_host)
         self._beta = beta
         self.removed_ = removed
-        released = beta if b is None else beta + asarray_like(b, beta)
         self._release(released)
         delta_cert = info["delta_cert"]
+        if not info["certified"] and info["fallback"]:
+            warnings.warn(
+                f"the exact refit after the failed verification stopped at a certified "
+                f"distance {delta_cert:.3g} above both the radius r={r:.3g} and tol="
+                f"{self._cfg.tol:g}: this release is NOT certified (increase max_iter).",
+                UnlearningWarning, stacklevel=2)
         if sigma > 0:
-            mu_eff = 0.0 if info["fallback"] else delta_cert / sigma
+            mu_eff = 0.0 if info["fallback"] and info["certified"] else delta_cert / sigma
         else:
             mu_eff = 0.0 if delta_cert == 0 else math.inf
         report = UnlearningReport(
-            m=m, n=n_before, mechanism=self.mechanism, noise=noise_name, sigma=float(sigma),
-            r=float(r), epsilon=float(self.epsilon), delta_cert=float(delta_cert),
+            m=m, n=n_before, mechanism=self._cfg.mechanism, noise=noise_name, sigma=float(sigma),
+            r=float(r), epsilon=float(self._cfg.epsilon), delta_cert=float(delta_cert),
             certified=bool(info["certified"]), fallback=bool(info["fallback"]),
             newton_residual_norm=float(info["residual"]), mu_effective=float(mu_eff),
             n_newton_steps=info["steps"], hessian=info["hessian"],
@@ -688,35 +833,41 @@ class NewtonUnlearner(BaseEstimator):
             return beta, {"delta_cert": 0.0, "certified": alpha > 0, "fallback": False,
                           "residual": 0.0, "steps": 0, "hessian": "none"}
         beta = self._beta
-        n_steps = int(self.n_newton_steps)
+        n_steps = int(self._cfg.n_newton_steps)
         hessian = "direct"
         for step in range(n_steps):
             direction, kind = self._newton_direction(beta, step, ret, idx, removed_all)
             if step == 0:
                 hessian = kind
             beta = beta - direction
-        if self.mechanism == "sekhari" or not self.verify or alpha == 0:
+        if self._cfg.mechanism == "sekhari" or not self._cfg.verify or alpha == 0:
             delta_cert = residual = math.nan
-            if self.verify and alpha > 0:
-                residual = float(xp.linalg.vector_norm(ret.gradient(beta)))
-                delta_cert = residual / alpha
+            if self._cfg.verify and alpha > 0:
+                delta_cert, residual = self._certificate(beta, ret)
             if alpha == 0:
                 warnings.warn("alpha=0: the objective is not strongly convex; no certificate "
                               "is available.", UnlearningWarning, stacklevel=3)
-            certified = self.mechanism == "sekhari" and alpha > 0
+            certified = self._cfg.mechanism == "sekhari" and alpha > 0
             return beta, {"delta_cert": delta_cert, "certified": certified, "fallback": False,
                           "residual": residual, "steps": n_steps, "hessian": hessian}
-        residual = float(xp.linalg.vector_norm(ret.gradient(beta)))
-        delta_cert = residual / alpha
+        delta_cert, residual = self._certificate(beta, ret)
         fallback = False
-        if delta_cert > r:
+        certified = delta_cert <= r
+        if not certified:
             X_keep, y_keep = ret.rows
-            beta, _, gnorm = newton_solve(X_keep, y_keep, self.loss, alpha, xp, beta0=beta,
-                                          tol=self.tol, max_iter=self.max_iter)
-            delta_cert = gnorm / alpha
+            with warnings.catch_warnings():
+                # the outcome is checked (and reported) right below
+                warnings.simplefilter("ignore", ConvergenceWarning)
+                beta, _, _ = newton_solve(X_keep, y_keep, self._cfg.loss, self._pen, xp,
+                                          beta0=beta, tol=self._cfg.tol,
+                                          max_iter=self._cfg.max_iter)
+            delta_cert, _ = self._certificate(beta, ret)
             fallback = True
-        return beta, {"delta_cert": delta_cert, "certified": True, "fallback": fallback,
-                      "residual": residual, "steps": n_steps, "hessian": hessian}
+            # the released law is the retrained one when the refit reached its tolerance
+            certified = delta_cert <= max(r, self._cfg.tol)
+        return beta, {"delta_cert": delta_cert, "certified": bool(certified),
+                      "fallback": fallback, "residual": residual, "steps": n_steps,
+                      "hessian": hessian}
 
     def _unlearn_guo(self, idx, removed_all, ret, rng):
         xp = self._xp
@@ -733,7 +884,7 @@ class NewtonUnlearner(BaseEstimator):
         beta = beta - direction
         X_keep, y_keep = ret.rows
         # data-dependent residual bound of Guo et al.: gamma ||X|| ||H^-1 D|| ||X H^-1 D||
-        gamma = 0.25 if self.loss == "logistic" else 0.0
+        gamma = 0.25 if self._cfg.loss == "logistic" else 0.0
         if gamma > 0:
             xnorm = float(xp.linalg.matrix_norm(X_keep, ord=2))
             bound = gamma * xnorm * float(xp.linalg.vector_norm(direction)) * float(
@@ -746,8 +897,9 @@ class NewtonUnlearner(BaseEstimator):
         if self._guo_residual > budget:
             # retrain from scratch with a fresh objective perturbation
             self._shift = asarray_like(self._guo_sigma * rng.standard_normal(p), self._X)
-            beta, _, _ = newton_solve(X_keep, y_keep, self.loss, alpha, xp, tol=self.tol,
-                                      max_iter=self.max_iter, shift=self._shift)
+            beta, _, _ = newton_solve(X_keep, y_keep, self._cfg.loss, alpha, xp,
+                                      tol=self._cfg.tol,
+                                      max_iter=self._cfg.max_iter, shift=self._shift)
             self._guo_residual = 0.0
             fallback = True
         return beta, {"delta_cert": residual / alpha, "certified": True, "fallback": fallback,
@@ -784,7 +936,10 @@ class NewtonUnlearner(BaseEstimator):
         >>> X, y, _ = make_glm_data(100, 30, loss="squared", random_state=1)
         >>> est = NewtonUnlearner(loss="squared", noise=None).fit(X, y)
         >>> ref = est.retrain_reference([5, 7])
-        >>> bool(np.allclose(est.unlearn([5, 7]).coef_, ref, rtol=1e-10, atol=1e-12))
+        >>> est = est.unlearn([5, 7])
+        >>> bool(np.allclose(est.coef_, ref[:-1], rtol=1e-10, atol=1e-12))
+        True
+        >>> bool(np.isclose(est.intercept_, ref[-1], rtol=1e-10))
         True
         """
         check_is_fitted(self)
@@ -795,20 +950,30 @@ class NewtonUnlearner(BaseEstimator):
         removed[idx] = True
         X_keep, y_keep = self._take(np.flatnonzero(~removed))
         # warm start from the current noise-free state (same minimiser, fewer iterations)
-        beta, _, _ = newton_solve(X_keep, y_keep, self.loss, self._alpha, self._xp,
-                                  beta0=self._beta if self.mechanism != "guo" else None,
-                                  tol=self.tol, max_iter=self.max_iter,
-                                  allow_singular=self.allow_singular)
+        beta, _, _ = newton_solve(X_keep, y_keep, self._cfg.loss, self._pen, self._xp,
+                                  beta0=self._beta if self._cfg.mechanism != "guo" else None,
+                                  tol=self._cfg.tol, max_iter=self._cfg.max_iter,
+                                  allow_singular=self._cfg.allow_singular)
         beta = to_numpy(beta)
         if not add_noise:
             if n_draws is not None:
                 raise ValueError("n_draws needs add_noise=True.")
             return beta
-        if self.noise is None or self.mechanism != "newton":
+        if self._cfg.noise is None or self._cfg.mechanism != "newton":
             raise ValueError("add_noise=True needs mechanism='newton' and a noise family, got "
-                             f"mechanism={self.mechanism!r}, noise={self.noise!r}.")
+                             f"mechanism={self._cfg.mechanism!r}, noise={self._cfg.noise!r}.")
         n_before = int((~self.removed_).sum())
         r = self._radius(n_before, max(int(idx.size), 1))
-        b = draw_noise(self.noise, r, self.epsilon, beta.shape[0], n_draws=n_draws,
+        p_noise = beta.shape[0] - 1 if self._free_intercept else beta.shape[0]
+        b = draw_noise(self._cfg.noise, r, self._cfg.epsilon, p_noise, n_draws=n_draws,
                        rng=check_rng(random_state))
-        return beta + b
+        if not self._free_intercept:
+            return beta + b
+        # noise on the coefficients; the intercept is refitted on the kept rows
+        keep = (~removed).astype(float)
+        draws = np.atleast_2d(b)
+        out = np.empty((draws.shape[0], beta.shape[0]))
+        for k, bk in enumerate(draws):
+            out[k] = to_numpy(self._with_profiled_intercept(
+                asarray_like(beta + np.append(bk, 0.0), self._X), keep))
+        return out[0] if n_draws is None else out

@@ -18,7 +18,7 @@ import warnings
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
-from ..utils import check_int, check_option, check_rng
+from ..utils import check_int, check_option, check_rng, to_numpy
 from ._linalg import CholeskyError, cho_solve, factor_with_jitter
 
 __all__ = [
@@ -62,7 +62,7 @@ def loss_derivatives(y, z, loss, xp):
 
 def objective(beta, X, y, loss, alpha, xp, shift=None):
     """``sum_i l(y_i | x_i^T beta) + alpha ||beta||^2 / 2`` (+ ``shift^T beta`` if given)."""
-    val = xp.sum(loss_value(y, X @ beta, loss, xp)) + 0.5 * alpha * xp.sum(beta * beta)
+    val = xp.sum(loss_value(y, X @ beta, loss, xp)) + 0.5 * xp.sum(alpha * beta * beta)
     if shift is not None:
         val = val + xp.sum(shift * beta)
     return float(val)
@@ -76,13 +76,29 @@ def objective_gradient(beta, X, y, loss, alpha, xp, shift=None):
 
 
 def objective_hessian(beta, X, y, loss, alpha, xp):
-    """Hessian ``X^T diag(l'') X + alpha I`` assembled on the input's device."""
+    """Hessian ``X^T diag(l'') X + diag(alpha)`` assembled on the input's device.
+
+    ``alpha`` is a scalar or a vector of per-coordinate penalties (0 for an
+    unpenalised intercept); the product with the identity broadcasts to the
+    diagonal matrix either way.
+    """
     _, d2 = loss_derivatives(y, X @ beta, loss, xp)
     p = X.shape[1]
     H = X.T @ (xp.expand_dims(d2, axis=1) * X)
     import array_api_compat
 
-    return H + alpha * xp.eye(p, dtype=X.dtype, device=array_api_compat.device(X))
+    return H + xp.eye(p, dtype=X.dtype, device=array_api_compat.device(X)) * alpha
+
+
+def penalty_strength(alpha):
+    """The strong-convexity constant used in tolerances: the largest penalty entry.
+
+    ``alpha`` is a scalar, or a vector whose zero entries mark unpenalised
+    coordinates (the intercept); the coefficients all share one strength.
+    """
+    if isinstance(alpha, int | float | np.floating | np.integer):
+        return float(alpha)
+    return float(np.max(np.asarray(to_numpy(alpha), dtype=float)))
 
 
 def _norm(v, xp):
@@ -100,11 +116,17 @@ def newton_solve(X, y, loss, alpha, xp, beta0=None, tol=1e-10, max_iter=100, shi
                  allow_singular=False):
     """Minimise the regularised objective by damped Newton steps with Cholesky solves.
 
-    Stops when ``||grad|| <= tol * max(alpha, 1e-300)`` (so that, by
-    ``alpha``-strong convexity, the distance to the minimiser is at most
-    ``tol``), or when a step no longer changes ``beta`` in floating point.
-    Backtracking (Armijo) keeps every step a descent step, which matters for
-    the Poisson loss.
+    Stops when ``||grad|| <= tol * alpha`` (so that, by ``alpha``-strong
+    convexity, the distance to the minimiser is at most ``tol``), or when a
+    step no longer changes ``beta`` in floating point. Backtracking (Armijo)
+    keeps every step a descent step, which matters for the Poisson loss.
+    ``alpha`` may be a vector of per-coordinate penalties (an unpenalised
+    intercept has 0); the tolerance then uses its largest entry.
+
+    Warns with :class:`~sklearn.exceptions.ConvergenceWarning` whenever it
+    returns a point whose gradient norm is above ``tol * alpha``: after
+    ``max_iter`` iterations, and when no step makes progress in floating
+    point any more.
 
     Returns
     -------
@@ -122,7 +144,8 @@ def newton_solve(X, y, loss, alpha, xp, beta0=None, tol=1e-10, max_iter=100, shi
         # only the penalty remains; its minimiser is -shift / alpha (0 without a shift)
         beta = xp.zeros(p, dtype=X.dtype, device=dev) if shift is None else -shift / alpha
         return beta, 0, 0.0
-    target = tol * alpha if alpha > 0 else 0.0
+    a_scalar = penalty_strength(alpha)
+    target = tol * a_scalar if a_scalar > 0 else 0.0
     f = objective(beta, X, y, loss, alpha, xp, shift)
     gnorm = math.inf
     for it in range(1, max_iter + 1):
@@ -158,7 +181,15 @@ def newton_solve(X, y, loss, alpha, xp, beta0=None, tol=1e-10, max_iter=100, shi
             if progress:
                 beta = cand
             g = objective_gradient(beta, X, y, loss, alpha, xp, shift)
-            return beta, it, _norm(g, xp)
+            gnorm = _norm(g, xp)
+            if gnorm > target and a_scalar > 0:
+                warnings.warn(
+                    f"Newton solver stopped after {it} iteration(s): no step makes progress "
+                    f"in floating point, with gradient norm {gnorm:.3g} > tol * alpha = "
+                    f"{target:.3g}; the result is not within tol of the minimiser "
+                    "(rescale the data or loosen tol).",
+                    ConvergenceWarning, stacklevel=2)
+            return beta, it, gnorm
         beta, f = cand, f_new
     g = objective_gradient(beta, X, y, loss, alpha, xp, shift)
     gnorm = _norm(g, xp)

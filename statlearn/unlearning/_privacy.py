@@ -252,6 +252,13 @@ def sekhari_noise_std(n_samples, n_removed, alpha, lipschitz, hessian_lipschitz,
     ``gamma = 2 M m^2 L^2 n / alpha^3``: it grows with ``n``, which is why
     per-example assumptions break down when ``p ~ n``.
 
+    ``lipschitz`` and ``hessian_lipschitz`` are constants of the loss class
+    over the whole feature domain (for the logistic loss with rows of norm at
+    most ``R``: ``L = R``, ``M = R^3 / (6 sqrt 3)``), fixed before seeing the
+    data. Computing them from the training rows would make the noise depend
+    on the data and void the guarantee; :class:`NewtonUnlearner` takes ``R``
+    as ``feature_bound``.
+
     Examples
     --------
     >>> from statlearn.unlearning import sekhari_noise_std

@@ -12,24 +12,48 @@ from ._glm import loss_derivatives
 __all__ = ["Retained", "check_removal_indices"]
 
 
-def check_removal_indices(indices, removed, name="indices"):
-    """Validate row indices of a removal request against the rows already removed.
+def _is_pandas(obj):
+    mod = type(obj).__module__ or ""
+    return mod.startswith("pandas")
 
-    Integers only (no booleans), 1-D, in ``[0, n)``, no repeats, none removed
-    before. Nothing is deduplicated or dropped silently.
+
+def check_removal_indices(indices, removed, name="indices"):
+    """Validate row positions of a removal request against the rows already removed.
+
+    Accepts integer positions (no booleans), 1-D, in ``[0, n)``, no repeats,
+    none removed before, or a boolean mask of length ``n`` (rows to forget
+    are ``True``). pandas objects are refused: their values are labels, not
+    positions, and reading labels as positions would forget the wrong rows.
+    Nothing is deduplicated or dropped silently.
     """
     n = removed.shape[0]
+    if _is_pandas(indices):
+        raise TypeError(
+            f"{name} must be integer row positions or a boolean mask, got a pandas "
+            f"{type(indices).__name__}: its values are labels, and labels are not positions "
+            "(a model fitted on df.iloc[100:] has position 0 at label 100). Convert labels "
+            "to positions of the data passed to fit, e.g. "
+            "positions = df_fit.index.get_indexer(labels) (check that no entry is -1), or "
+            "pass a boolean mask such as df_fit.index.isin(labels) as a NumPy array "
+            "(mask.to_numpy() for a Series)."
+        )
     arr = np.asarray(to_numpy(indices) if not isinstance(indices, list | tuple | range)
                      else list(indices))
     if arr.ndim != 1:
         raise ValueError(f"{name} must be a 1-D sequence of row indices, got shape "
                          f"{arr.shape}.")
+    if arr.dtype == bool and arr.size:
+        if arr.shape[0] != n:
+            raise ValueError(f"{name} given as a boolean mask must have one entry per row "
+                             f"seen by fit ({n}), got {arr.shape[0]}.")
+        arr = np.flatnonzero(arr)
     if arr.size == 0:
         return np.zeros(0, dtype=np.intp)
     if arr.dtype == bool or not np.issubdtype(arr.dtype, np.integer):
         if not all(isinstance(v, numbers.Integral) and not isinstance(v, bool | np.bool_)
                    for v in arr.tolist()):
-            raise TypeError(f"{name} must hold integers, got dtype {arr.dtype}.")
+            raise TypeError(f"{name} must hold integer positions or be a boolean mask, got "
+                            f"dtype {arr.dtype}.")
     arr = arr.astype(np.intp)
     if np.any(arr < 0) or np.any(arr >= n):
         bad = arr[(arr < 0) | (arr >= n)][:5].tolist()
@@ -59,6 +83,7 @@ class Retained:
         self.n = int(keep.size)
         mask = np.zeros(est._X.shape[0])
         mask[keep] = 1.0
+        self.mask_host = mask
         self.mask = asarray_like(mask, est._X, dtype=est._X.dtype)
         self._rows = None
 
@@ -71,6 +96,6 @@ class Retained:
     def gradient(self, beta):
         est = self.est
         xp = est._xp
-        d1, _ = loss_derivatives(est._y, est._X @ beta, est.loss, xp)
-        g = est._X.T @ (d1 * self.mask) + est._alpha * beta
+        d1, _ = loss_derivatives(est._y, est._X @ beta, est._cfg.loss, xp)
+        g = est._X.T @ (d1 * self.mask) + est._pen * beta
         return g if est._shift is None else g + est._shift

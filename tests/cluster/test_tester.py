@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import statlearn.cluster as cl
-from statlearn.datasets import make_planted_expanders, make_random_regular_graph
+from statlearn.datasets import make_planted_expanders, make_random_regular_graph, make_sbm_graph
 from statlearn.utils._testing import assert_binomial_rate, mc_size
 
 
@@ -65,3 +65,23 @@ def test_bad_inputs(kwargs, exc, match):
 
 def test_not_collected_as_a_test():
     assert cl.test_one_vs_two_clusters.__test__ is False
+
+
+def test_default_walk_length_finds_two_weakly_linked_blocks():
+    """Two-block SBM (in-degree ~20, ~0.2 edges per vertex across): two clusters.
+
+    A fixed walk length of ceil(8 ln n) = 56 mixes over the whole graph here and read
+    4 of these 5 graphs as one cluster; the default now chooses t by the oracle's
+    eigen-gap rule. One expander must still read as one cluster.
+    """
+    n = 1000
+    for seed in range(5):
+        A, _ = make_sbm_graph([n // 2, n // 2], 0.04, 0.0004, random_state=seed)
+        res = cl.test_one_vs_two_clusters(A, n_repeats=1, random_state=seed)
+        assert res.n_clusters == 2, (seed, res.nu2, res.walk_length_scores)
+        assert res.walk_length in res.walk_length_scores
+    for seed in range(2):
+        one = make_random_regular_graph(n, 8, random_state=seed)
+        res = cl.test_one_vs_two_clusters(one, n_repeats=1, random_state=seed)
+        assert res.n_clusters == 1, (seed, res.nu2, res.walk_length_scores)
+    assert len(repr(res)) < 300

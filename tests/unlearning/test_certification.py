@@ -19,7 +19,7 @@ LAM = 0.5
 
 def _newton_error(n, m, seed):
     X, y, _ = make_glm_data(n, n, random_state=seed)
-    est = NewtonUnlearner(alpha=LAM, noise=None, verify=True).fit(X, y)
+    est = NewtonUnlearner(fit_intercept=False, alpha=LAM, noise=None, verify=True).fit(X, y)
     idx = np.arange(m)
     exact = est.retrain_reference(idx)
     # the audit fields come from the same run; noise=None keeps the raw Newton output
@@ -59,7 +59,7 @@ def test_u3_roc_of_unlearned_vs_retrained_stays_above_g_epsilon():
     eps = 0.75
     X, y, _ = make_glm_data(60, 30, random_state=3)
     idx = [4, 9]
-    base = NewtonUnlearner(alpha=LAM, epsilon=eps, random_state=0).fit(X, y)
+    base = NewtonUnlearner(fit_intercept=False, alpha=LAM, epsilon=eps, random_state=0).fit(X, y)
     un = np.empty((n_draws, 30))
     for k in range(n_draws):
         e = copy.deepcopy(base).unlearn(idx, random_state=k)
@@ -112,7 +112,7 @@ def test_u4_newton_error_growth_in_m():
     errs = {m: [] for m in ms}
     for s in range(n_data):
         X, y, _ = make_glm_data(n, n, random_state=5000 + s)
-        est = NewtonUnlearner(alpha=LAM, noise=None, verify=False).fit(X, y)
+        est = NewtonUnlearner(fit_intercept=False, alpha=LAM, noise=None, verify=False).fit(X, y)
         for m in ms:
             idx = np.arange(m)
             exact = est.retrain_reference(idx)

@@ -34,7 +34,8 @@ def test_u1_squared_loss_one_step_is_exact(n, p, alpha, data):
     X = rng.standard_normal((n, p)) / np.sqrt(n)
     y = X @ rng.standard_normal(p) + rng.standard_normal(n)
     removed = data.draw(st.lists(st.integers(0, n - 1), unique=True, max_size=n))
-    est = NewtonUnlearner(loss="squared", alpha=alpha, noise=None, random_state=0).fit(X, y)
+    est = NewtonUnlearner(fit_intercept=False,
+                          loss="squared", alpha=alpha, noise=None, random_state=0).fit(X, y)
     beta_hat = est.coef_.copy()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UnlearningWarning)
@@ -58,12 +59,13 @@ def test_u1_squared_loss_one_step_is_exact(n, p, alpha, data):
 @pytest.mark.parametrize("store_hessian", [True, False])
 def test_u1_remove_everything_returns_penalty_minimiser_plus_noise(store_hessian):
     X, y, _ = make_glm_data(20, 8, loss="squared", random_state=3)
-    est = NewtonUnlearner(loss="squared", noise=None, store_hessian=store_hessian).fit(X, y)
+    est = NewtonUnlearner(fit_intercept=False,
+                          loss="squared", noise=None, store_hessian=store_hessian).fit(X, y)
     with pytest.warns(UnlearningWarning):
         est.unlearn(np.arange(20))
     np.testing.assert_array_equal(est.coef_, 0.0)
     assert est.unlearn_report_.certified and est.unlearn_report_.delta_cert == 0.0
-    noisy = NewtonUnlearner(loss="squared", random_state=0).fit(X, y)
+    noisy = NewtonUnlearner(fit_intercept=False, loss="squared", random_state=0).fit(X, y)
     with pytest.warns(UnlearningWarning):
         noisy.unlearn(np.arange(20))
     # same noise as a fresh draw with the recorded sigma from the same stream state
@@ -73,18 +75,20 @@ def test_u1_remove_everything_returns_penalty_minimiser_plus_noise(store_hessian
 
 def test_u1_empty_request_noise_and_noop():
     X, y, _ = make_glm_data(50, 10, loss="squared", random_state=4)
-    est = NewtonUnlearner(loss="squared", noise=None).fit(X, y)
+    est = NewtonUnlearner(fit_intercept=False, loss="squared", noise=None).fit(X, y)
     before = est.coef_.copy()
     est.unlearn([])
     rep = est.unlearn_report_
     assert rep.m == 0 and rep.certified and not rep.fallback
     np.testing.assert_allclose(est.coef_, before, rtol=1e-10, atol=1e-13)
-    noisy = NewtonUnlearner(loss="squared", epsilon=1.0, random_state=0).fit(X, y)
+    noisy = NewtonUnlearner(fit_intercept=False,
+                            loss="squared", epsilon=1.0, random_state=0).fit(X, y)
     noisy.unlearn([])
     # calibrated as a one-point request: r = sqrt(1 / (2 * alpha * n))
     assert noisy.unlearn_report_.r == pytest.approx(np.sqrt(1 / (2 * 1.0 * 50)), rel=1e-12)
     assert not np.allclose(noisy.coef_, before)
-    off = NewtonUnlearner(loss="squared", add_noise_on_empty=False, random_state=0).fit(X, y)
+    off = NewtonUnlearner(fit_intercept=False,
+                          loss="squared", add_noise_on_empty=False, random_state=0).fit(X, y)
     off.unlearn([])
     np.testing.assert_array_equal(off.coef_, before)
     assert off.mu_spent_ == 0.0
@@ -115,8 +119,9 @@ def test_u8_woodbury_equals_direct(loss, m, kind):
     kw = dict(loss=loss, alpha=alpha, noise=None, verify=False, random_state=0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UnlearningWarning)
-        fast = NewtonUnlearner(store_hessian=True, **kw).fit(X, y).unlearn(idx)
-        slow = NewtonUnlearner(store_hessian=False, **kw).fit(X, y).unlearn(idx)
+        fast = NewtonUnlearner(fit_intercept=False, store_hessian=True, **kw).fit(X, y).unlearn(idx)
+        slow = NewtonUnlearner(fit_intercept=False,
+                               store_hessian=False, **kw).fit(X, y).unlearn(idx)
     assert fast.unlearn_report_.hessian == "stored"
     assert slow.unlearn_report_.hessian == "direct"
     if kind == "separable":
@@ -131,7 +136,8 @@ def test_u8_woodbury_equals_direct(loss, m, kind):
 @pytest.mark.parametrize("loss", ["logistic", "poisson"])
 def test_u9_tiny_radius_forces_exact_fallback(loss):
     X, y, _ = make_glm_data(100, 60, loss=loss, random_state=9)
-    est = NewtonUnlearner(loss=loss, alpha=0.5, noise=None, noise_scale=1e-12).fit(X, y)
+    est = NewtonUnlearner(fit_intercept=False,
+                          loss=loss, alpha=0.5, noise=None, noise_scale=1e-12).fit(X, y)
     ref = est.retrain_reference([1, 2, 3])
     est.unlearn([1, 2, 3])
     rep = est.unlearn_report_
@@ -140,7 +146,8 @@ def test_u9_tiny_radius_forces_exact_fallback(loss):
     assert rep.mu_effective == 0.0 or not np.isfinite(rep.mu_effective) or rep.sigma == 0
     np.testing.assert_allclose(est.coef_, ref, rtol=0, atol=1e-9)
     # with noise on, the fallback output is the retrain plus noise of the same scale
-    noisy = NewtonUnlearner(loss=loss, alpha=0.5, noise_scale=1e-12, epsilon=1.0,
+    noisy = NewtonUnlearner(fit_intercept=False,
+                            loss=loss, alpha=0.5, noise_scale=1e-12, epsilon=1.0,
                             random_state=5).fit(X, y).unlearn([1, 2, 3])
     assert noisy.unlearn_report_.fallback and noisy.unlearn_report_.mu_effective == 0.0
     np.testing.assert_allclose(noisy.coef_, ref, atol=1e-9 + 10 * 1e-12)
@@ -148,40 +155,42 @@ def test_u9_tiny_radius_forces_exact_fallback(loss):
 
 def test_verification_certificate_bounds_true_error():
     X, y, _ = make_glm_data(200, 150, random_state=11)
-    est = NewtonUnlearner(alpha=0.5, noise=None).fit(X, y)
+    est = NewtonUnlearner(fit_intercept=False, alpha=0.5, noise=None).fit(X, y)
     ref = est.retrain_reference([7, 8])
     est.unlearn([7, 8])
     rep = est.unlearn_report_
     assert (est.sigma_, est.r_, est.delta_cert_, est.mu_effective_) == (
         rep.sigma, rep.r, rep.delta_cert, rep.mu_effective)
-    assert NewtonUnlearner(noise=None).fit(X, y).sigma_ is None
+    assert NewtonUnlearner(fit_intercept=False, noise=None).fit(X, y).sigma_ is None
     err = np.linalg.norm(est.coef_ - ref)
     assert err <= rep.delta_cert <= rep.r
     assert rep.certified and not rep.fallback
     # a second Newton step shrinks the error by a lot (quadratic convergence)
-    two = NewtonUnlearner(alpha=0.5, noise=None, n_newton_steps=2).fit(X, y).unlearn([7, 8])
+    two = NewtonUnlearner(fit_intercept=False,
+                          alpha=0.5, noise=None, n_newton_steps=2).fit(X, y).unlearn([7, 8])
     assert np.linalg.norm(two.coef_ - ref) < 1e-2 * err
     assert two.unlearn_report_.n_newton_steps == 2
 
 
 def test_assume_optimal_matches_full_gradient_at_exact_fit():
     X, y, _ = make_glm_data(150, 100, random_state=2)
-    a = NewtonUnlearner(alpha=0.5, noise=None).fit(X, y).unlearn([3, 4])
-    b = NewtonUnlearner(alpha=0.5, noise=None, assume_optimal=True).fit(X, y).unlearn([3, 4])
+    a = NewtonUnlearner(fit_intercept=False, alpha=0.5, noise=None).fit(X, y).unlearn([3, 4])
+    b = NewtonUnlearner(fit_intercept=False,
+                        alpha=0.5, noise=None, assume_optimal=True).fit(X, y).unlearn([3, 4])
     np.testing.assert_allclose(a.coef_, b.coef_, rtol=0, atol=1e-9)
 
 
 # ------------------------------------------------------- scikit-learn agreement
 def test_full_fit_agrees_with_sklearn_ridge():
     X, y, _ = make_glm_data(200, 80, loss="squared", random_state=0)
-    ours = NewtonUnlearner(loss="squared", alpha=0.7).fit(X, y)
+    ours = NewtonUnlearner(fit_intercept=False, loss="squared", alpha=0.7).fit(X, y)
     sk = Ridge(alpha=0.7, fit_intercept=False, solver="cholesky").fit(X, y)
     np.testing.assert_allclose(ours.coef_, sk.coef_, rtol=1e-10, atol=1e-12)
 
 
 def test_full_fit_agrees_with_sklearn_logistic_regression():
     X, y, _ = make_glm_data(300, 100, random_state=1)
-    ours = NewtonUnlearner(loss="logistic", alpha=0.5).fit(X, y)
+    ours = NewtonUnlearner(fit_intercept=False, loss="logistic", alpha=0.5).fit(X, y)
     sk = LogisticRegression(C=1 / 0.5, fit_intercept=False, tol=1e-12, max_iter=10_000,
                             solver="newton-cholesky").fit(X, y)
     np.testing.assert_allclose(ours.coef_, sk.coef_.ravel(), rtol=1e-7, atol=1e-9)
@@ -192,7 +201,7 @@ def test_full_fit_agrees_with_sklearn_logistic_regression():
 def test_string_labels_and_intercept():
     X, y, _ = make_glm_data(120, 10, random_state=3)
     labels = np.where(y == 1, "yes", "no")
-    est = NewtonUnlearner(fit_intercept=True, random_state=0).fit(X + 1.0, labels)
+    est = NewtonUnlearner(random_state=0).fit(X + 1.0, labels)
     assert set(est.predict(X + 1.0)) <= {"yes", "no"}
     assert isinstance(est.intercept_, float)
     ref = est.retrain_reference([0])
@@ -203,10 +212,10 @@ def test_string_labels_and_intercept():
 
 def test_clone_pipeline_gridsearch_pickle():
     X, y, _ = make_glm_data(120, 10, random_state=5)
-    pipe = make_pipeline(StandardScaler(), NewtonUnlearner(random_state=0))
+    pipe = make_pipeline(StandardScaler(), NewtonUnlearner(fit_intercept=False, random_state=0))
     gs = GridSearchCV(pipe, {"newtonunlearner__alpha": [0.1, 1.0]}, cv=3).fit(X, y)
     assert gs.best_params_["newtonunlearner__alpha"] in (0.1, 1.0)
-    est = clone(NewtonUnlearner(alpha=0.3)).fit(X, y).unlearn([1])
+    est = clone(NewtonUnlearner(fit_intercept=False, alpha=0.3)).fit(X, y).unlearn([1])
     again = pickle.loads(pickle.dumps(est))
     np.testing.assert_array_equal(again.coef_, est.coef_)
     again.unlearn([2])
@@ -216,7 +225,7 @@ def test_clone_pipeline_gridsearch_pickle():
 # ------------------------------------------------------------------ ledger
 def test_sequential_requests_compose_gdp_and_stay_verified():
     X, y, _ = make_glm_data(200, 100, random_state=6)
-    est = NewtonUnlearner(alpha=0.5, epsilon=0.6, random_state=0).fit(X, y)
+    est = NewtonUnlearner(fit_intercept=False, alpha=0.5, epsilon=0.6, random_state=0).fit(X, y)
     est.unlearn([0])
     assert est.mu_spent_ == pytest.approx(0.6)
     est.unlearn([1])
@@ -225,21 +234,24 @@ def test_sequential_requests_compose_gdp_and_stay_verified():
     assert len(est.history_) == 3
     assert est.removed_.sum() == 3
     # each request is verified against the exact retrain on everything still kept
-    silent = NewtonUnlearner(alpha=0.5, noise=None).fit(X, y)
+    silent = NewtonUnlearner(fit_intercept=False, alpha=0.5, noise=None).fit(X, y)
     for i in range(3):
         silent.unlearn([i])
         ref = silent.retrain_reference()
         assert np.linalg.norm(silent.coef_ - ref) <= silent.unlearn_report_.delta_cert
-    assert NewtonUnlearner(noise=None).fit(X, y).unlearn([0]).mu_spent_ == np.inf
-    assert np.isnan(NewtonUnlearner(noise="laplace_l2").fit(X, y).unlearn([0]).mu_spent_)
+    assert NewtonUnlearner(fit_intercept=False,
+                           noise=None).fit(X, y).unlearn([0]).mu_spent_ == np.inf
+    assert np.isnan(NewtonUnlearner(fit_intercept=False,
+                                    noise="laplace_l2").fit(X, y).unlearn([0]).mu_spent_)
 
 
 # ------------------------------------------------------------- baselines
 def test_laplace_noise_norm_is_order_p_times_gaussian_sqrt_p():
     X, y, _ = make_glm_data(200, 200, random_state=8)
-    g = NewtonUnlearner(alpha=0.5, random_state=1).fit(X, y)
-    lap = NewtonUnlearner(alpha=0.5, noise="laplace_l2", random_state=1).fit(X, y)
-    base = NewtonUnlearner(alpha=0.5, noise=None).fit(X, y).unlearn([0]).coef_
+    g = NewtonUnlearner(fit_intercept=False, alpha=0.5, random_state=1).fit(X, y)
+    lap = NewtonUnlearner(fit_intercept=False,
+                          alpha=0.5, noise="laplace_l2", random_state=1).fit(X, y)
+    base = NewtonUnlearner(fit_intercept=False, alpha=0.5, noise=None).fit(X, y).unlearn([0]).coef_
     ng = np.linalg.norm(g.unlearn([0]).coef_ - base)
     nl = np.linalg.norm(lap.unlearn([0]).coef_ - base)
     r_over_eps = g.unlearn_report_.r / 0.75
@@ -250,19 +262,25 @@ def test_laplace_noise_norm_is_order_p_times_gaussian_sqrt_p():
 
 def test_sekhari_noise_grows_with_n_and_guo_retrains_over_budget():
     X, y, _ = make_glm_data(150, 60, random_state=9)
-    s = NewtonUnlearner(alpha=0.5, mechanism="sekhari", random_state=0).fit(X, y).unlearn([0])
+    s = NewtonUnlearner(fit_intercept=False, alpha=0.5, mechanism="sekhari", feature_bound=2.0,
+                        random_state=0).fit(X, y).unlearn([0])
     rep = s.unlearn_report_
     assert rep.mechanism == "sekhari" and rep.hessian == "stored" and rep.sigma > 0
-    exact = NewtonUnlearner(alpha=0.5, mechanism="sekhari", noise=None).fit(X, y).unlearn([0])
-    newton = NewtonUnlearner(alpha=0.5, noise=None, assume_optimal=True).fit(X, y).unlearn([0])
+    exact = NewtonUnlearner(fit_intercept=False, alpha=0.5, mechanism="sekhari", noise=None,
+                            feature_bound=2.0).fit(X, y).unlearn([0])
+    newton = NewtonUnlearner(fit_intercept=False,
+                             alpha=0.5, noise=None, assume_optimal=True).fit(X, y).unlearn([0])
     np.testing.assert_allclose(exact.coef_, newton.coef_, atol=1e-12)
-    g = NewtonUnlearner(alpha=0.5, mechanism="guo", noise_scale=1e-12, random_state=0)
+    g = NewtonUnlearner(fit_intercept=False,
+                        alpha=0.5, mechanism="guo", noise_scale=1e-12, random_state=0)
     g.fit(X, y).unlearn([0])
     assert g.unlearn_report_.fallback  # residual bound over the tiny budget: retrain
-    g2 = NewtonUnlearner(alpha=0.5, mechanism="guo", noise_scale=10.0, random_state=0)
+    g2 = NewtonUnlearner(fit_intercept=False,
+                         alpha=0.5, mechanism="guo", noise_scale=10.0, random_state=0)
     g2.fit(X, y).unlearn([0])
     assert not g2.unlearn_report_.fallback
-    sq = NewtonUnlearner(loss="squared", alpha=0.5, mechanism="guo", noise_scale=1e-12,
+    sq = NewtonUnlearner(fit_intercept=False,
+                         loss="squared", alpha=0.5, mechanism="guo", noise_scale=1e-12,
                          random_state=0).fit(X, X @ np.ones(60)).unlearn([0])
     assert not sq.unlearn_report_.fallback  # gamma = 0: Newton is exact for squared loss
 
@@ -273,20 +291,20 @@ def test_sekhari_noise_grows_with_n_and_guo_retrains_over_budget():
     ([-1], ValueError, r"\[0, 29\]"),
     ([30], ValueError, r"\[0, 29\]"),
     (list(range(31)), ValueError, "repeat|\\[0, 29\\]"),
-    ([0.5], TypeError, "integers"),
-    ([True], TypeError, "integers"),
+    ([0.5], TypeError, "integer positions"),
+    ([True], ValueError, "boolean mask"),
     ([[0, 1]], ValueError, "1-D"),
 ])
 def test_bad_indices(indices, err, match):
     X, y, _ = make_glm_data(30, 5, random_state=0)
-    est = NewtonUnlearner().fit(X, y)
+    est = NewtonUnlearner(fit_intercept=False).fit(X, y)
     with pytest.raises(err, match=match):
         est.unlearn(indices)
 
 
 def test_removing_a_point_twice_is_an_error():
     X, y, _ = make_glm_data(30, 5, random_state=0)
-    est = NewtonUnlearner().fit(X, y).unlearn([3])
+    est = NewtonUnlearner(fit_intercept=False).fit(X, y).unlearn([3])
     with pytest.raises(ValueError, match="already removed"):
         est.unlearn([3, 4])
     assert est.removed_.sum() == 1  # state unchanged by the refused request
@@ -305,37 +323,41 @@ def test_removing_a_point_twice_is_an_error():
     ({"n_newton_steps": 0}, ValueError, "n_newton_steps"),
     ({"mechanism": "foo"}, ValueError, "mechanism"),
     ({"mechanism": "guo", "loss": "poisson"}, ValueError, "poisson"),
-    ({"mechanism": "sekhari", "noise": "laplace_l2"}, ValueError, "gaussian"),
+    ({"mechanism": "sekhari", "noise": "laplace_l2", "feature_bound": 1.0}, ValueError,
+     "gaussian"),
+    ({"mechanism": "sekhari"}, ValueError, "feature_bound"),
+    ({"feature_bound": -1.0}, ValueError, "feature_bound"),
     ({"delta": 1.0}, ValueError, "delta"),
     ({"verify": "yes"}, TypeError, "verify"),
 ])
 def test_bad_parameters(params, err, match):
     X, y, _ = make_glm_data(30, 5, random_state=0)
     with pytest.raises(err, match=match):
-        NewtonUnlearner(**params).fit(X, y)
+        NewtonUnlearner(fit_intercept=False, **params).fit(X, y)
 
 
 def test_bad_data():
     X, y, _ = make_glm_data(30, 5, random_state=0)
     with pytest.raises(ValueError, match="binary"):
-        NewtonUnlearner().fit(X, np.arange(30) % 3)
+        NewtonUnlearner(fit_intercept=False).fit(X, np.arange(30) % 3)
     with pytest.raises(ValueError, match="non-negative"):
-        NewtonUnlearner(loss="poisson").fit(X, -np.ones(30))
+        NewtonUnlearner(fit_intercept=False, loss="poisson").fit(X, -np.ones(30))
     with pytest.raises(ValueError, match="NaN"):
-        NewtonUnlearner(loss="squared").fit(np.where(X > 0.3, np.nan, X), y)
-    est = NewtonUnlearner().fit(X, y)
+        NewtonUnlearner(fit_intercept=False, loss="squared").fit(np.where(X > 0.3, np.nan, X), y)
+    est = NewtonUnlearner(fit_intercept=False).fit(X, y)
     with pytest.raises(ValueError, match="features"):
         est.predict(X[:, :3])
     with pytest.raises(ValueError, match="add_noise"):
         est.retrain_reference([0], n_draws=3)
     with pytest.raises(TypeError, match="add_noise"):
         est.retrain_reference([0], add_noise="yes")
-    assert not hasattr(NewtonUnlearner(loss="squared"), "predict_proba")
+    assert not hasattr(NewtonUnlearner(fit_intercept=False, loss="squared"), "predict_proba")
 
 
 def test_allow_singular_alpha_zero_is_uncertified():
     X, y, _ = make_glm_data(60, 10, loss="squared", random_state=0)
-    est = NewtonUnlearner(loss="squared", alpha=0.0, allow_singular=True, noise=None).fit(X, y)
+    est = NewtonUnlearner(fit_intercept=False,
+                          loss="squared", alpha=0.0, allow_singular=True, noise=None).fit(X, y)
     with pytest.warns(UnlearningWarning, match="strongly convex"):
         est.unlearn([0])
     assert not est.unlearn_report_.certified
@@ -345,7 +367,7 @@ def test_allow_singular_alpha_zero_is_uncertified():
 
 def test_large_deletion_warns():
     X, y, _ = make_glm_data(81, 5, random_state=0)  # n^(1/4) = 3
-    est = NewtonUnlearner().fit(X, y)
+    est = NewtonUnlearner(fit_intercept=False).fit(X, y)
     est.unlearn([0, 1, 2])
     with pytest.warns(UnlearningWarning, match="n\\^\\(1/4\\)"):
         est.unlearn([3, 4, 5, 6])
@@ -353,7 +375,7 @@ def test_large_deletion_warns():
 
 def test_report_summary_and_plot():
     X, y, _ = make_glm_data(60, 20, random_state=0)
-    est = NewtonUnlearner(random_state=0).fit(X, y).unlearn([1])
+    est = NewtonUnlearner(fit_intercept=False, random_state=0).fit(X, y).unlearn([1])
     rep = est.unlearn_report_
     assert "delta_cert" in str(rep.summary())
     assert rep.to_dict()["m"] == 1
@@ -368,9 +390,10 @@ def test_report_summary_and_plot():
 # ------------------------------------------------------------ array API
 def test_array_api_path_matches_numpy(xp):
     X, y, _ = make_glm_data(80, 40, random_state=0)
-    ref = NewtonUnlearner(alpha=0.5, random_state=3).fit(X, y).unlearn([2, 5])
+    ref = NewtonUnlearner(fit_intercept=False, alpha=0.5, random_state=3).fit(X, y).unlearn([2, 5])
     Xx, yx = xp.asarray(X), xp.asarray(y)
-    est = NewtonUnlearner(alpha=0.5, random_state=3).fit(Xx, yx).unlearn([2, 5])
+    est = NewtonUnlearner(fit_intercept=False,
+                          alpha=0.5, random_state=3).fit(Xx, yx).unlearn([2, 5])
     from statlearn.utils import get_namespace, to_numpy
 
     assert get_namespace(est.coef_) is get_namespace(Xx)
@@ -379,7 +402,8 @@ def test_array_api_path_matches_numpy(xp):
     proba = est.predict_proba(Xx)
     np.testing.assert_allclose(to_numpy(proba), ref.predict_proba(X), atol=1e-10)
     np.testing.assert_array_equal(est.predict(Xx), ref.predict(X))
-    direct = NewtonUnlearner(alpha=0.5, store_hessian=False, noise=None).fit(Xx, yx)
+    direct = NewtonUnlearner(fit_intercept=False,
+                             alpha=0.5, store_hessian=False, noise=None).fit(Xx, yx)
     direct.unlearn([2, 5])
     np.testing.assert_allclose(to_numpy(direct.coef_), to_numpy(direct.retrain_reference()),
                                atol=direct.unlearn_report_.delta_cert + 1e-12)
@@ -394,7 +418,8 @@ def test_certificate_bounds_true_error_on_random_problems(n, p, alpha, loss, dat
     if loss == "logistic" and np.unique(y).size < 2:
         y[0] = 1.0 - y[0]
     removed = data.draw(st.lists(st.integers(0, n - 1), unique=True, max_size=n))
-    est = NewtonUnlearner(loss=loss, alpha=alpha, noise=None, random_state=0).fit(X, y)
+    est = NewtonUnlearner(fit_intercept=False,
+                          loss=loss, alpha=alpha, noise=None, random_state=0).fit(X, y)
     exact = est.retrain_reference(removed)  # tight solver: within tol = 1e-10 of the optimum
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UnlearningWarning)

@@ -101,24 +101,29 @@ def test_u2_noise_radius_formula_and_scaling():
 def test_u2_estimator_sigma_uses_documented_defaults(verify):
     X, y, _ = make_glm_data(400, 50, random_state=0)
     m, n, lam, eps = 2, 400, 0.5, 0.6
-    est = NewtonUnlearner(alpha=lam, epsilon=eps, verify=verify, random_state=0).fit(X, y)
+    est = NewtonUnlearner(fit_intercept=False,
+                          alpha=lam, epsilon=eps, verify=verify, random_state=0).fit(X, y)
     rep = est.unlearn([0, 1]).unlearn_report_
     c = 1.0 if verify else math.log(n)
     assert rep.r == pytest.approx(c * math.sqrt(c * m**3 / (2 * lam * n)), rel=1e-14)
     assert rep.sigma == pytest.approx(rep.r / eps, rel=1e-14)
-    custom = NewtonUnlearner(alpha=lam, epsilon=eps, polylog_c1=2.0, polylog_c2=3.0)
+    custom = NewtonUnlearner(fit_intercept=False,
+                             alpha=lam, epsilon=eps, polylog_c1=2.0, polylog_c2=3.0)
     rep2 = custom.fit(X, y).unlearn([0, 1]).unlearn_report_
     assert rep2.r == pytest.approx(2 * math.sqrt(3 * m**3 / (2 * lam * n)), rel=1e-14)
-    fixed = NewtonUnlearner(alpha=lam, epsilon=eps, noise_scale=0.01).fit(X, y).unlearn([0])
+    fixed = NewtonUnlearner(fit_intercept=False,
+                            alpha=lam, epsilon=eps, noise_scale=0.01).fit(X, y).unlearn([0])
     assert fixed.unlearn_report_.sigma == pytest.approx(0.01 / eps)
 
 
 def test_u2_noise_scale_does_not_depend_on_removed_data():
     X, y, _ = make_glm_data(200, 40, random_state=0)
-    sig = {NewtonUnlearner(random_state=0).fit(X, y).unlearn(idx).unlearn_report_.sigma
+    sig = {NewtonUnlearner(fit_intercept=False,
+                           random_state=0).fit(X, y).unlearn(idx).unlearn_report_.sigma
            for idx in ([0, 1], [5, 150], [198, 3])}
     X2, y2, _ = make_glm_data(200, 40, random_state=1)
-    sig.add(NewtonUnlearner(random_state=0).fit(X2, y2).unlearn([0, 1]).unlearn_report_.sigma)
+    sig.add(NewtonUnlearner(fit_intercept=False,
+                            random_state=0).fit(X2, y2).unlearn([0, 1]).unlearn_report_.sigma)
     assert len(sig) == 1
 
 
