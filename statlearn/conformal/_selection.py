@@ -400,16 +400,27 @@ def _device(a):
     return array_api_compat.device(a)
 
 
-def _warn_small(n, N, q):
+def _warn_small(n, N, q, randomize):
+    """Spec edge case: warn when the calibration set rules selections out.
+
+    With deterministic p-values (``U = 1``) the smallest p-value is
+    ``1 / (n + 1)``: nothing can be selected when ``n + 1 < 1 / q``, and a
+    selection of fewer than ``N / (q (n + 1))`` hypotheses is impossible when
+    ``n + 1 < N / q``. Randomised p-values can fall below ``1 / (n + 1)``, but
+    only by the luck of ``U``, so the first warning is given for both and the
+    second, which is common and harmless when many units qualify, only for
+    deterministic p-values.
+    """
     if n + 1 < 1.0 / q:
         warnings.warn(f"n + 1 = {n + 1} < 1/q = {1 / q:.4g}: with deterministic p-values no "
-                      "selection is possible at this level.", SmallCalibrationWarning,
+                      "selection is possible at this level (randomised ones select only by "
+                      "the luck of the tie-breaking uniforms).", SmallCalibrationWarning,
                       stacklevel=3)
-    elif n + 1 < N / q:
+    elif n + 1 < N / q and not randomize:
         warnings.warn(f"n + 1 = {n + 1} < N/q = {N / q:.4g} (N = {N} hypotheses): with "
                       "deterministic p-values a selection of fewer than "
-                      f"{math.ceil(N / (q * (n + 1)))} pairs is impossible; expect low power.",
-                      SmallCalibrationWarning, stacklevel=3)
+                      f"{math.ceil(N / (q * (n + 1)))} pairs is impossible; expect low power "
+                      "when few units qualify.", SmallCalibrationWarning, stacklevel=3)
 
 
 def _condition_pvalues(xp, mu_cal, y_cal, mu_test, lower, upper, M, u):
@@ -590,7 +601,7 @@ def mccs(mu_cal, y_cal, mu_test, conditions, *, q=0.1, mode="disjunctive", metho
         return xp.asarray(lower[k][None, :]), xp.asarray(upper[k][None, :])
 
     if method == "mccs":
-        _warn_small(n, m * K, q)
+        _warn_small(n, m * K, q, randomize and u is None)
         u = _uniforms(gen, (m, K), randomize, xp, mt) if u is None else _given_u(xp, u, (m, K))
         cols = []
         for k in range(K):
@@ -723,7 +734,7 @@ def cfbh(mu_cal, y_cal, mu_test, *, c_cal=0.0, c_test=None, q=0.1, score="clip",
         c_test = c_cal
     cc = _threshold(xp, c_cal, n, "c_cal")
     ct = _threshold(xp, c_test, m, "c_test")
-    _warn_small(n, m, q)
+    _warn_small(n, m, q, randomize and u is None)
     if score == "clip":
         # -V with V = M 1{y > c} + c 1{y <= c} - mu; the +c of in-region units is
         # absorbed in M (M = inf by default)

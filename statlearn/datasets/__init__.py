@@ -3,6 +3,7 @@
 from ._classification import make_softmax_classification
 from ._graphs import make_planted_expanders, make_random_regular_graph, make_sbm_graph
 from ._hte import make_hte_ihdp_like, make_hte_nie_wager, make_hte_reference
+from ._selection import make_selection_regression
 
 __all__: list[str] = [
     "make_softmax_classification",
@@ -12,4 +13,5 @@ __all__: list[str] = [
     "make_planted_expanders",
     "make_random_regular_graph",
     "make_sbm_graph",
+    "make_selection_regression",
 ]

@@ -266,6 +266,11 @@ def test_small_n_warnings():
         cfbh(rng.normal(size=5), rng.normal(size=5), rng.normal(size=3), q=0.1, rng=0)
     with pytest.warns(SmallCalibrationWarning, match="expect low power"):
         mccs(rng.normal(size=50), rng.normal(size=50), rng.normal(size=20),
+             [(0, 1), (2, 3)], q=0.3, randomize=False)
+    # randomised p-values: only the "nothing selectable" case warns
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", SmallCalibrationWarning)
+        mccs(rng.normal(size=50), rng.normal(size=50), rng.normal(size=20),
              [(0, 1), (2, 3)], q=0.3, rng=0)
     with warnings.catch_warnings():
         warnings.simplefilter("error", SmallCalibrationWarning)
