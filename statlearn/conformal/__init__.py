@@ -40,11 +40,19 @@ from ._selection import (
     region_scores,
 )
 from ._selector import ConformalSelector, MultiConditionSelector
-from ._tuning import DEFAULT_LAM_GRID, LambdaSelection, kneedle, select_lambda
+from ._tuning import (
+    DEFAULT_LAM_GRID,
+    LAM_GRID_MULTIPLIERS,
+    LambdaSelection,
+    kneedle,
+    scaled_lam_grid,
+    select_lambda,
+)
 
 __all__ = [
     "ConformalSelector",
     "DEFAULT_LAM_GRID",
+    "LAM_GRID_MULTIPLIERS",
     "LambdaSelection",
     "MultiConditionSelector",
     "PredictionSetResult",
@@ -71,6 +79,7 @@ __all__ = [
     "non_singleton_rate",
     "raps_scores",
     "region_scores",
+    "scaled_lam_grid",
     "select_lambda",
     "singleton_rate",
     "size_stratified_coverage_violation",

@@ -16,7 +16,17 @@ from sklearn.utils.validation import _num_samples, check_is_fitted, column_or_1d
 from ..utils import check_alpha, check_int, check_option, check_probabilities, check_real, check_rng
 from ._metrics import evaluate_sets
 from ._quantile import conformal_pvalues, conformal_quantile, conformal_rank
-from ._scores import _aps, _lac, _raps, _socop, _socop_sets, _topk, label_ranks, raps_scores
+from ._scores import (
+    _aps,
+    _aps_sets,
+    _lac,
+    _raps,
+    _socop,
+    _socop_sets,
+    _topk,
+    label_ranks,
+    raps_scores,
+)
 from ._tuning import select_lambda
 
 __all__ = ["SplitConformalClassifier", "smoothed_pvalues", "thresholds_from_scores"]
@@ -147,7 +157,13 @@ class SplitConformalClassifier(ClassifierMixin, BaseEstimator):
         conformal ``1 - alpha`` quantile of the true labels' ranks on the
         tuning split.
     randomized_score : bool, default=True
-        APS and RAPS add ``U * p_y`` (``U ~ Unif(0, 1)``) instead of ``p_y``.
+        APS and RAPS add ``U * p_y`` (``U ~ Unif(0, 1)``) instead of ``p_y``
+        (Romano et al., 2020). With ``False`` the calibration score is the
+        cumulative mass up to and including the true label, and the set holds
+        the most probable labels up to and including the first one whose
+        cumulative score reaches the threshold (the label at which the mass
+        crosses it is kept, as in MAPIE's ``include_last_label=True``), so
+        deterministic APS/RAPS sets are never empty.
     prefit : bool, default=False
         ``estimator`` is already fitted; ``fit`` only calibrates.
     calib_size : float, default=0.3
@@ -168,14 +184,28 @@ class SplitConformalClassifier(ClassifierMixin, BaseEstimator):
         Keep empty sets (faithful to the method). ``False`` adds the top
         label to an empty set, which can only raise coverage.
     random_state : None, int, numpy.random.Generator or RandomState
-        Drives the train/calibration/tuning splits and any random draws
-        (``U`` of APS/RAPS, smoothed p-values). Each call of a method reseeds
-        from it, so an integer makes every output reproducible.
+        Drives the train/calibration/tuning splits and the random draws of
+        calibration (``U`` of APS/RAPS). ``fit`` also draws from it the seed
+        of an independent stream for the draws at prediction time (``U`` of
+        the test scores, smoothed p-values), so that test points never reuse
+        the calibration uniforms; every prediction call restarts that stream,
+        so the same fitted model gives the same sets for the same input.
 
     Attributes
     ----------
     estimator_ : classifier
         The fitted base model.
+    alpha_ : float
+        Miscoverage level used by calibration (predictions use it, not
+        ``alpha``, so ``set_params`` without refitting changes nothing).
+    conformity_score_ : str
+        Score used by calibration.
+    k0_ : int
+        SOCOP's ``k0`` used by calibration.
+    randomized_score_, randomized_, allow_empty_ : bool
+        The options in force at calibration.
+    mondrian_ : bool
+        Whether the thresholds are class-conditional.
     classes_ : ndarray of shape (K,)
         Labels; columns of :meth:`predict_set` and :meth:`predict_proba`.
     threshold_ : ndarray of shape (K,)
@@ -201,13 +231,20 @@ class SplitConformalClassifier(ClassifierMixin, BaseEstimator):
 
     Notes
     -----
-    ``score(X, y)`` returns minus the mean set size: every configuration is
-    valid (coverage at least ``1 - alpha``), so model selection compares
-    efficiency; :class:`~sklearn.model_selection.GridSearchCV` then prefers
-    smaller sets. For the singleton objective of SOCOP pass
-    ``scoring=conformal_scorer("non_singleton_rate")``. A grid search reuses
-    data for selection and calibration; for a strict finite-sample guarantee
-    choose hyperparameters on data disjoint from the final calibration split.
+    Predictions use only what calibration stored (``alpha_``,
+    ``conformity_score_``, ``lam_``, ``k_reg_``, ``threshold_``, ...):
+    changing a parameter with ``set_params`` takes effect at the next
+    :meth:`fit` or :meth:`calibrate`.
+
+    ``score(X, y)`` is scikit-learn's accuracy of :meth:`predict` (the most
+    probable label). To select a model or ``lam`` by the quality of its sets
+    pass ``scoring=conformal_scorer("mean_size")`` (or
+    ``"non_singleton_rate"`` for SOCOP's objective, ``"coverage_gap"`` to
+    check calibration) to :class:`~sklearn.model_selection.GridSearchCV`;
+    keep ``alpha`` fixed, since a larger ``alpha`` always gives smaller sets.
+    A grid search reuses data for selection and calibration; for a strict
+    finite-sample guarantee choose hyperparameters on data disjoint from the
+    final calibration split.
 
     Deviations from the suggested API: ``prefit`` defaults to ``False`` so the
     estimator fits the scikit-learn mould (``fit(X, y)`` gives a usable
@@ -224,15 +261,21 @@ class SplitConformalClassifier(ClassifierMixin, BaseEstimator):
 
     Examples
     --------
+    The digits data are ordered by writer, so the split must be shuffled for
+    the points to be exchangeable:
+
     >>> from sklearn.datasets import load_digits
+    >>> from sklearn.model_selection import train_test_split
     >>> from statlearn.conformal import SplitConformalClassifier
     >>> X, y = load_digits(return_X_y=True)
-    >>> clf = SplitConformalClassifier(alpha=0.1, random_state=0).fit(X[:1200], y[:1200])
-    >>> sets = clf.predict_set(X[1200:])
+    >>> X_fit, X_test, y_fit, y_test = train_test_split(X, y, test_size=0.3,
+    ...                                                 shuffle=True, random_state=0)
+    >>> clf = SplitConformalClassifier(alpha=0.1, random_state=0).fit(X_fit, y_fit)
+    >>> sets = clf.predict_set(X_test)
     >>> sets.shape, sets.dtype
-    ((597, 10), dtype('bool'))
-    >>> res = clf.evaluate(X[1200:], y[1200:])
-    >>> bool(res.coverage > 0.8), bool(res.mean_size < 2)
+    ((540, 10), dtype('bool'))
+    >>> res = clf.evaluate(X_test, y_test)
+    >>> bool(res.coverage >= 0.87), bool(res.mean_size < 2)
     (True, True)
     """
 
@@ -283,9 +326,9 @@ class SplitConformalClassifier(ClassifierMixin, BaseEstimator):
 
     def _needs_tuning(self):
         auto_lam = isinstance(self.lam, str)
-        if self.conformity_score == "socop":
+        if self.conformity_score_ == "socop":
             return auto_lam
-        if self.conformity_score == "raps":
+        if self.conformity_score_ == "raps":
             return auto_lam or isinstance(self.k_reg, str)
         return False
 
@@ -391,7 +434,14 @@ class SplitConformalClassifier(ClassifierMixin, BaseEstimator):
         labels = self._label_index(y)
         proba = self._proba(X)
         K = self.classes_.size
-        mondrian = self.mondrian == "class"
+        # what calibration uses is stored: predictions read only these attributes
+        self.alpha_ = float(self.alpha)
+        self.conformity_score_ = str(self.conformity_score)
+        self.k0_ = int(self.k0)
+        self.randomized_score_ = bool(self.randomized_score)
+        self.randomized_ = bool(self.randomized)
+        self.allow_empty_ = bool(self.allow_empty)
+        self.mondrian_ = self.mondrian == "class"
         self.lam_, self.k_reg_, self.lam_selection_ = None, None, None
         cal = np.arange(n)
         if self._needs_tuning():
@@ -401,30 +451,32 @@ class SplitConformalClassifier(ClassifierMixin, BaseEstimator):
             n_tune = min(n - 1, max(1, int(round(self.tune_fraction * n))))
             perm = rng.permutation(n)
             tune, cal = np.sort(perm[:n_tune]), np.sort(perm[n_tune:])
-            self._tune(proba[tune], labels[tune], rng, mondrian)
+            self._tune(proba[tune], labels[tune], rng, self.mondrian_)
         else:
             self._set_fixed_params()
         self.calib_labels_ = labels[cal]
         self.calib_scores_ = self._scores(proba[cal], rng, labels=self.calib_labels_)
         self.n_calib_ = int(cal.size)
         self.threshold_ = thresholds_from_scores(self.calib_scores_, self.calib_labels_,
-                                                 self.alpha, K, mondrian)
-        self._warn_small(mondrian)
+                                                 self.alpha_, K, self.mondrian_)
+        # seed of the stream of prediction-time draws, independent of the draws above
+        self._predict_seed_ = int(rng.integers(0, 2**63 - 1))
+        self._warn_small(self.mondrian_)
         return self
 
     def _set_fixed_params(self):
-        if self.conformity_score == "socop":
+        if self.conformity_score_ == "socop":
             self.lam_ = float(self.lam)
-        elif self.conformity_score == "raps":
+        elif self.conformity_score_ == "raps":
             self.lam_ = float(self.lam)
             self.k_reg_ = int(self.k_reg)
 
     def _tune(self, proba, labels, rng, mondrian):
         K = proba.shape[1]
-        if self.conformity_score == "socop":
+        if self.conformity_score_ == "socop":
             if isinstance(self.lam, str):
-                sel = select_lambda(proba, labels, self.alpha, self.lam_grid, self.k0,
-                                    mondrian)
+                sel = select_lambda(proba, labels, self.alpha_, self.lam_grid, self.k0_,
+                                    mondrian, warn=True)
                 self.lam_selection_ = sel
                 self.lam_ = sel.lam
             else:
@@ -434,7 +486,7 @@ class SplitConformalClassifier(ClassifierMixin, BaseEstimator):
         # lambda_R minimising the mean set size on the tuning split.
         if isinstance(self.k_reg, str):
             ranks = label_ranks(proba, labels).astype(float)
-            k = conformal_rank(ranks.size, self.alpha)
+            k = conformal_rank(ranks.size, self.alpha_)
             self.k_reg_ = int(K if k > ranks.size else np.sort(ranks)[k - 1])
         else:
             self.k_reg_ = int(self.k_reg)
@@ -446,11 +498,11 @@ class SplitConformalClassifier(ClassifierMixin, BaseEstimator):
         for lam in grid:
             u_cal, u_set = rng.random(labels.size), rng.random(labels.size)
             s = raps_scores(proba, labels, lam_reg=lam, k_reg=self.k_reg_,
-                            randomized=self.randomized_score, u=u_cal)
-            q = thresholds_from_scores(s, labels, self.alpha, K, mondrian)
-            full = raps_scores(proba, lam_reg=lam, k_reg=self.k_reg_,
-                               randomized=self.randomized_score, u=u_set)
-            size = float(np.mean(np.sum(full <= q[None, :], axis=1)))
+                            randomized=self.randomized_score_, u=u_cal)
+            q = thresholds_from_scores(s, labels, self.alpha_, K, mondrian)
+            sets = _aps_sets(proba, u_set if self.randomized_score_ else None, q, lam,
+                             self.k_reg_, _NP)
+            size = float(np.mean(np.sum(sets, axis=1)))
             if best is None or size < best[0]:
                 best = (size, float(lam))
         self.lam_ = best[1]
@@ -459,14 +511,14 @@ class SplitConformalClassifier(ClassifierMixin, BaseEstimator):
         if mondrian:
             counts = np.bincount(self.calib_labels_, minlength=self.classes_.size)
             small = [self.classes_[k] for k in range(self.classes_.size)
-                     if conformal_rank(max(counts[k], 1), self.alpha) > counts[k]]
+                     if conformal_rank(max(counts[k], 1), self.alpha_) > counts[k]]
             if small:
                 warnings.warn(f"classes {small[:10]} have too few calibration points for "
-                              f"alpha = {self.alpha}; their threshold is +inf, so they are "
+                              f"alpha = {self.alpha_}; their threshold is +inf, so they are "
                               "in every set.", UserWarning, stacklevel=3)
-        elif conformal_rank(self.n_calib_, self.alpha) > self.n_calib_:
+        elif conformal_rank(self.n_calib_, self.alpha_) > self.n_calib_:
             warnings.warn(f"{self.n_calib_} calibration points are too few for alpha = "
-                          f"{self.alpha} (need n >= (1 - alpha) / alpha); the threshold is "
+                          f"{self.alpha_} (need n >= (1 - alpha) / alpha); the threshold is "
                           "+inf and every set is the full label set.", UserWarning,
                           stacklevel=3)
 
@@ -481,31 +533,38 @@ class SplitConformalClassifier(ClassifierMixin, BaseEstimator):
             P = full
         return check_probabilities(P, "estimator.predict_proba(X)")
 
-    def _scores(self, proba, rng, labels=None):
+    def _scores(self, proba, rng, labels=None, u=None):
         # ``proba`` is validated by ``_proba`` and ``labels`` by ``_label_index``
         xp = _NP
-        u = None
-        if self.conformity_score in ("aps", "raps") and self.randomized_score:
+        score = self.conformity_score_
+        if u is None and score in ("aps", "raps") and self.randomized_score_:
             u = rng.random(proba.shape[0])
-        if self.conformity_score == "socop":
-            return _socop(proba, self.lam_, self.k0, labels, xp)
-        if self.conformity_score == "lac":
+        if score == "socop":
+            return _socop(proba, self.lam_, self.k0_, labels, xp)
+        if score == "lac":
             return _lac(proba, labels, xp)
-        if self.conformity_score == "topk":
+        if score == "topk":
             return _topk(proba, labels, xp)
-        if self.conformity_score == "aps":
+        if score == "aps":
             return _aps(proba, labels, u, xp)
         return _raps(proba, labels, u, self.lam_, self.k_reg_, xp)
 
+    def _predict_rng(self):
+        """A fresh generator of the prediction-time stream fixed at calibration."""
+        return np.random.default_rng(self._predict_seed_)
+
     def label_scores(self, X):
         """Nonconformity score of every label, shape (n_samples, K).
+
+        The randomised APS/RAPS scores draw their ``U`` from the prediction
+        stream, the same draws as :meth:`predict_set` on the same ``X``.
 
         Returns
         -------
         ndarray of shape (n_samples, K)
         """
         check_is_fitted(self, "threshold_")
-        return self._scores(self._proba(X), check_rng(self.random_state))
+        return self._scores(self._proba(X), self._predict_rng())
 
     def predict_proba(self, X):
         """Class probabilities of the base model, columns ordered as ``classes_``."""
@@ -532,14 +591,19 @@ class SplitConformalClassifier(ClassifierMixin, BaseEstimator):
         """
         check_is_fitted(self, "threshold_")
         proba = self._proba(X)
-        rng = check_rng(self.random_state)
-        if self.randomized:
+        rng = self._predict_rng()
+        score = self.conformity_score_
+        if self.randomized_:
             sets = self._smoothed_sets(proba, rng)
-        elif self.conformity_score == "socop":
-            sets = _socop_sets(proba, self.lam_, self.k0, self.threshold_, _NP)
+        elif score == "socop":
+            sets = _socop_sets(proba, self.lam_, self.k0_, self.threshold_, _NP)
+        elif score in ("aps", "raps"):
+            u = rng.random(proba.shape[0]) if self.randomized_score_ else None
+            lam, k_reg = (0.0, 0) if score == "aps" else (self.lam_, self.k_reg_)
+            sets = _aps_sets(proba, u, self.threshold_, lam, k_reg, _NP)
         else:
             sets = self._scores(proba, rng) <= self.threshold_[None, :]
-        if not self.allow_empty:
+        if not self.allow_empty_:
             empty = ~sets.any(axis=1)
             if empty.any():
                 sets[np.flatnonzero(empty), np.argmax(proba[empty], axis=1)] = True
@@ -548,13 +612,13 @@ class SplitConformalClassifier(ClassifierMixin, BaseEstimator):
     def _smoothed_sets(self, proba, rng):
         scores = self._scores(proba, rng)
         u = rng.random(proba.shape[0])
-        if self.mondrian != "class":
-            return smoothed_pvalues(scores, self.calib_scores_, u) > self.alpha
+        if not self.mondrian_:
+            return smoothed_pvalues(scores, self.calib_scores_, u) > self.alpha_
         sets = np.ones(scores.shape, dtype=bool)
         for k in range(self.classes_.size):
             cal_k = self.calib_scores_[self.calib_labels_ == k]
             if cal_k.size:
-                sets[:, k] = smoothed_pvalues(scores[:, k], cal_k, u) > self.alpha
+                sets[:, k] = smoothed_pvalues(scores[:, k], cal_k, u) > self.alpha_
         return sets
 
     # ------------------------------------------------------------------ evaluation
@@ -577,32 +641,7 @@ class SplitConformalClassifier(ClassifierMixin, BaseEstimator):
         """
         check_is_fitted(self, "threshold_")
         y = column_or_1d(y, warn=True)
-        return evaluate_sets(self.predict_set(X), self._label_index(y), self.alpha, size_bins)
-
-    def score(self, X, y, sample_weight=None):
-        """Minus the mean prediction-set size on ``(X, y)`` (larger is better).
-
-        Coverage holds for every configuration, so model selection compares
-        efficiency; see the class Notes and :func:`conformal_scorer`.
-
-        Parameters
-        ----------
-        X : array-like
-            Features.
-        y : array-like of shape (n_samples,)
-            Labels (validated; the set size does not depend on them).
-        sample_weight : array-like of shape (n_samples,), optional
-            Weights of the rows in the mean.
-
-        Returns
-        -------
-        float
-        """
-        check_is_fitted(self, "threshold_")
-        y = column_or_1d(y, warn=True)
-        self._label_index(y)
-        sizes = self.predict_set(X).sum(axis=1)
-        return -float(np.average(sizes, weights=sample_weight))
+        return evaluate_sets(self.predict_set(X), self._label_index(y), self.alpha_, size_bins)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -292,6 +292,14 @@ class PredictionSetResult:
             confidence_level=confidence_level, method="exact")
         return ConfidenceInterval(float(ci.low), float(ci.high))
 
+    def __repr__(self):
+        K = self.class_counts.size
+        return (f"PredictionSetResult(n={self.n}, K={K}, alpha={self.alpha:g}, "
+                f"coverage={self.coverage:.4f}, mean_size={self.mean_size:.4g}, "
+                f"singleton_rate={self.singleton_rate:.4f}, "
+                f"non_singleton_rate={self.non_singleton_rate:.4f}, "
+                f"empty_rate={self.empty_rate:.4f}, sscv={self.sscv:.4f})")
+
     def to_frame(self):
         """Set size distribution and coverage by size as a DataFrame."""
         sizes = np.arange(self.size_counts.size)
@@ -299,21 +307,27 @@ class PredictionSetResult:
         return pd.DataFrame({"size": sizes[keep], "count": self.size_counts[keep],
                              "coverage": self.coverage_by_size[keep]})
 
-    def summary(self):
+    def summary(self, confidence_level=0.95):
         """Headline metrics and the coverage by set size.
+
+        Parameters
+        ----------
+        confidence_level : float, default=0.95
+            Level of the Clopper-Pearson interval for the coverage.
 
         Returns
         -------
         statlearn.utils.Summary
         """
-        lo, hi = self.confidence_interval()
+        lo, hi = self.confidence_interval(confidence_level)
         head = pd.DataFrame({
             "value": [self.coverage, self.mean_size, self.singleton_rate,
                       self.non_singleton_rate, self.empty_rate, self.sscv],
         }, index=["coverage", "mean size", "P(size = 1)", "P(size > 1)", "P(size = 0)",
                   "SSCV"])
         notes = (f"n = {self.n}; target coverage 1 - alpha = {1 - self.alpha:.4g}; "
-                 f"95% Clopper-Pearson interval for coverage [{lo:.4f}, {hi:.4f}].",)
+                 f"{100 * confidence_level:g}% Clopper-Pearson interval for coverage "
+                 f"[{lo:.4f}, {hi:.4f}].",)
         return Summary("Prediction sets", {"": head.round(4), "by set size":
                                            self.to_frame().round(4)}, notes)
 
@@ -400,6 +414,7 @@ _SCORER_METRICS = {
     "empty_rate": -1.0,
     "sscv": -1.0,
     "coverage": 1.0,
+    "coverage_gap": -1.0,
 }
 
 
@@ -410,8 +425,13 @@ class _SetScorer:
         self.metric = metric
         self.sign = sign
 
-    def __call__(self, estimator, X, y):
-        return self.sign * getattr(estimator.evaluate(X, y), self.metric)
+    def __call__(self, estimator, X, y, sample_weight=None):
+        if sample_weight is not None:
+            raise ValueError("conformal_scorer does not support sample_weight.")
+        res = estimator.evaluate(X, y)
+        if self.metric == "coverage_gap":
+            return self.sign * abs(res.coverage - (1.0 - res.alpha))
+        return self.sign * getattr(res, self.metric)
 
     def __repr__(self):
         return f"conformal_scorer({self.metric!r})"
@@ -424,12 +444,19 @@ def conformal_scorer(metric="mean_size"):
     :class:`~statlearn.conformal.SplitConformalClassifier` on held-out data
     and returns a number where larger is better: the negated metric for
     ``"mean_size"``, ``"non_singleton_rate"``, ``"empty_rate"`` and ``"sscv"``,
-    the metric itself for ``"singleton_rate"`` and ``"coverage"``.
+    the metric itself for ``"singleton_rate"`` and ``"coverage"``, and minus
+    ``|coverage - (1 - alpha_)|`` for ``"coverage_gap"``.
+
+    The estimator's own ``score`` is the accuracy of its point prediction
+    (scikit-learn's classifier convention); use these scorers to compare
+    configurations by their sets. Every configuration covers at
+    ``1 - alpha``, so compare set sizes at a fixed ``alpha`` (a larger
+    ``alpha`` always gives smaller sets).
 
     Parameters
     ----------
     metric : {"mean_size", "non_singleton_rate", "singleton_rate", "empty_rate", "sscv", \
-"coverage"}
+"coverage", "coverage_gap"}
         What to optimise.
 
     Returns

@@ -75,8 +75,11 @@ def conformal_quantile(scores, alpha: float) -> float:
     >>> conformal_quantile([0.3, 0.1], alpha=0.1)
     inf
     """
-    s = check_array(scores, "scores", ensure_2d=False, dtype=np.float64,
-                    ensure_all_finite=False, ensure_min_samples=0)
+    if isinstance(scores, np.ndarray) and scores.dtype == np.float64:
+        s = scores  # fast path for the common case; the checks below still run
+    else:
+        s = check_array(scores, "scores", ensure_2d=False, dtype=np.float64,
+                        ensure_all_finite=False, ensure_min_samples=0)
     if s.ndim != 1:
         raise ValueError(f"scores must be 1-D, got shape {s.shape}.")
     if s.size == 0:

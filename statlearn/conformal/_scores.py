@@ -259,6 +259,41 @@ def _raps(proba, labels, u, lam_reg, k_reg, xp):
     return s + lam_reg * xp.where(excess > 0, excess, xp.zeros_like(excess))
 
 
+def _aps_sets(proba, u, q, lam_reg, k_reg, xp):
+    """APS/RAPS prediction sets for thresholds ``q`` (one per label).
+
+    Randomised (``u`` given): ``{y : s(x, y, u) <= q_y}``. Deterministic
+    (``u=None``, Romano et al. 2020, MAPIE's ``include_last_label=True``): the
+    labels in decreasing probability up to and including the first whose
+    cumulative score ``E_j = Gamma_j + lam_reg (j - k_reg)^+`` reaches the
+    threshold, i.e. rank ``j`` is in the set iff ``E_{j-1} < q`` (``E_0 = -inf``);
+    the set always holds the top label and contains ``{y : E(y) <= q_y}``.
+    """
+    n, K = proba.shape
+    order = _sort_desc(proba, xp)
+    ps = _gather(proba, order, xp)
+    cum = xp.cumulative_sum(ps, axis=1)
+    if is_numpy_namespace(xp):
+        qs = np.asarray(q, dtype=np.float64)[order]
+    else:
+        qs = xp.reshape(xp.take(q, xp.reshape(order, (-1,))), (n, K))
+    if lam_reg > 0:
+        excess = xp.arange(1, K + 1, dtype=proba.dtype) - k_reg
+        reg = lam_reg * xp.where(excess > 0, excess, xp.zeros_like(excess))[None, :]
+    else:
+        reg = None
+    if u is None:
+        e = cum if reg is None else cum + reg
+        prev = xp.concat([xp.full((n, 1), -xp.inf, dtype=proba.dtype), e[:, :-1]], axis=1)
+        inside = prev < qs
+    else:
+        s = cum - ps + u[:, None] * ps
+        if reg is not None:
+            s = s + reg
+        inside = s <= qs
+    return _to_label_order(inside, order, xp)
+
+
 def aps_scores(proba, labels=None, *, randomized=True, u=None, rng=None):
     """APS ("adaptive prediction sets") score of Romano, Sesia & Candes (2020).
 
@@ -266,6 +301,12 @@ def aps_scores(proba, labels=None, *, randomized=True, u=None, rng=None):
     mass ranked strictly above ``y`` plus ``U * p_y`` (randomised, the default
     in the literature) or plus ``p_y`` (``randomized=False``: the cumulative
     mass up to and including ``y``).
+
+    The deterministic score is calibrated as such, but its sets are not
+    ``{y : s(x, y) <= q}``: following Romano et al. (2020), the set keeps the
+    label at which the cumulative mass reaches ``q`` (MAPIE's
+    ``include_last_label=True``). :class:`SplitConformalClassifier` builds
+    the sets that way.
 
     Parameters
     ----------

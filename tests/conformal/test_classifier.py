@@ -6,7 +6,7 @@ import pickle
 
 import numpy as np
 import pytest
-from sklearn.base import clone
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.exceptions import NotFittedError
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import GridSearchCV
@@ -20,6 +20,7 @@ from statlearn.conformal import (
     PredictionSetResult,
     SplitConformalClassifier,
     conformal_scorer,
+    select_lambda,
     socop_scores,
 )
 from statlearn.conformal._classifier import RAPS_LAM_GRID
@@ -54,7 +55,8 @@ def test_fit_predict_set(data, score):
     assert clf.label_scores(Xt).shape == (500, 6)
     res = clf.evaluate(Xt, yt)
     assert isinstance(res, PredictionSetResult)
-    assert clf.score(Xt, yt) == pytest.approx(-res.mean_size)
+    # score is ClassifierMixin's accuracy of the point prediction
+    assert clf.score(Xt, yt) == pytest.approx(np.mean(clf.predict(Xt) == yt))
     # same seed, same sets
     again = SplitConformalClassifier(conformity_score=score, random_state=0).fit(X, y)
     np.testing.assert_array_equal(again.predict_set(Xt), sets)
@@ -90,11 +92,16 @@ def test_prefit_and_calibrate(data):
 def test_auto_lambda_uses_a_tuning_split(data):
     X, y, _, _ = data
     clf = SplitConformalClassifier(random_state=0).fit(X, y)
-    assert clf.lam_ in DEFAULT_LAM_GRID
-    assert clf.lam_selection_.method in ("knee", "fallback")
+    sel = clf.lam_selection_
+    assert clf.lam_ in sel.grid and sel.grid[0] == 0.0 and sel.grid.size == 18
+    # the default grid is scaled to the LAC set size of the tuning split
+    np.testing.assert_allclose(sel.grid[1:] * sel.reference_size, np.geomspace(1e-3, 10, 17))
+    assert sel.method in ("knee", "fallback")
     assert clf.n_calib_ == 300 - 60  # 20% of the calibration data goes to tuning
-    frame = clf.lam_selection_.to_frame()
-    assert list(frame["lam"]) == list(DEFAULT_LAM_GRID) and frame["chosen"].sum() >= 1
+    frame = sel.to_frame()
+    assert frame["chosen"].sum() >= 1
+    fixed = SplitConformalClassifier(lam_grid=DEFAULT_LAM_GRID, random_state=0).fit(X, y)
+    assert list(fixed.lam_selection_.grid) == list(DEFAULT_LAM_GRID)
     custom = SplitConformalClassifier(lam_grid=[0.0, 0.3], random_state=0).fit(X, y)
     assert custom.lam_ in (0.0, 0.3)
 
@@ -196,7 +203,7 @@ def test_pipeline_as_estimator_and_wrapper_in_pipeline(data):
                      ("conf", SplitConformalClassifier(lam=0.1, random_state=0))]).fit(X, y)
     assert pipe.predict(Xt).shape == (500,)
     assert pipe[-1].predict_set(pipe[:-1].transform(Xt)).shape == (500, 6)
-    assert pipe.score(Xt, y[:500]) < 0
+    assert 0 <= pipe.score(Xt, y[:500]) <= 1
 
 
 def test_clone_and_pickle(data):
@@ -215,15 +222,16 @@ def test_grid_search(data):
     grid = {"estimator__logisticregression__C": [0.01, 1.0], "lam": [0.0, 0.1]}
     base = SplitConformalClassifier(make_pipeline(StandardScaler(), LogisticRegression()),
                                     random_state=0)
-    gs = GridSearchCV(base, grid, cv=3).fit(X, y)
+    gs = GridSearchCV(base, grid, cv=3, scoring=conformal_scorer("mean_size")).fit(X, y)
     assert np.isfinite(gs.cv_results_["mean_test_score"]).all()
     assert gs.best_score_ < 0  # minus the mean set size
     assert gs.best_estimator_.predict_set(Xt).shape == (500, 6)
     gs2 = GridSearchCV(base, {"lam": [0.0, 0.05, 1.0]}, cv=3,
                        scoring=conformal_scorer("non_singleton_rate")).fit(X, y)
     # the singleton objective prefers small lam; mean size prefers large lam
-    assert gs2.best_params_["lam"] <= GridSearchCV(base, {"lam": [0.0, 0.05, 1.0]},
-                                                   cv=3).fit(X, y).best_params_["lam"]
+    gs3 = GridSearchCV(base, {"lam": [0.0, 0.05, 1.0]}, cv=3,
+                       scoring=conformal_scorer("mean_size")).fit(X, y)
+    assert gs2.best_params_["lam"] <= gs3.best_params_["lam"]
 
 
 # ---------------------------------------------------------------- bad input
@@ -312,3 +320,200 @@ def test_prefit_model_with_unsorted_classes(data):
     np.testing.assert_allclose(rev.calib_scores_, ref.calib_scores_)
     np.testing.assert_array_equal(rev.predict_set(Xt)[:, ::-1], ref.predict_set(Xt))
     assert rev.evaluate(Xt, yt).coverage == ref.evaluate(Xt, yt).coverage
+
+
+# ---------------------------------------------------------------- hardening regressions
+class _Passthrough(ClassifierMixin, BaseEstimator):
+    """A fitted "model" whose input is already the probability matrix."""
+
+    def __init__(self, n_classes=10):
+        self.n_classes = n_classes
+
+    def fit(self, X=None, y=None):
+        self.classes_ = np.arange(self.n_classes)
+        self.n_features_in_ = self.n_classes
+        return self
+
+    def predict_proba(self, X):
+        return np.asarray(X, dtype=np.float64)
+
+
+def _softmax_problem(n, K, seed, scale=2.0):
+    """Softmax of Gaussian logits, labels drawn from the rows (inverse CDF)."""
+    rng = np.random.default_rng(seed)
+    z = scale * rng.standard_normal((n, K))
+    p = np.exp(z - z.max(axis=1, keepdims=True))
+    p /= p.sum(axis=1, keepdims=True)
+    cdf = np.cumsum(p, axis=1)
+    y = np.minimum((cdf < rng.random(n)[:, None] * cdf[:, -1:]).sum(axis=1), K - 1)
+    return p, y
+
+
+def test_predictions_use_fitted_state_only(data):
+    X, y, Xt, yt = data
+    clf = SplitConformalClassifier(alpha=0.1, lam=0.1, random_state=0).fit(X, y)
+    sets, scores, res = clf.predict_set(Xt), clf.label_scores(Xt), clf.evaluate(Xt, yt)
+    for change in ({"alpha": 0.3}, {"conformity_score": "aps"}, {"lam": 5.0},
+                   {"k0": 2}, {"randomized": True}, {"mondrian": "class"},
+                   {"allow_empty": False}, {"randomized_score": False},
+                   {"conformity_score": "raps", "k_reg": 3}):
+        clf.set_params(**change)
+        np.testing.assert_array_equal(clf.predict_set(Xt), sets)
+        np.testing.assert_array_equal(clf.label_scores(Xt), scores)
+        again = clf.evaluate(Xt, yt)
+        assert again.alpha == 0.1 and again.coverage == res.coverage
+        assert again.mean_size == res.mean_size
+    # the same holds for APS (randomised) and RAPS with their own fitted parameters
+    for kw in ({"conformity_score": "aps"},
+               {"conformity_score": "raps", "lam": 0.1, "k_reg": 2}):
+        aps = SplitConformalClassifier(alpha=0.1, random_state=0, **kw).fit(X, y)
+        ref = aps.predict_set(Xt)
+        aps.set_params(alpha=0.5, randomized_score=False, lam=1.0, k_reg=0)
+        np.testing.assert_array_equal(aps.predict_set(Xt), ref)
+    assert (clf.alpha_, clf.conformity_score_, clf.lam_, clf.k0_) == (0.1, "socop", 0.1, 1)
+    # refitting takes the new parameters
+    clf.fit(X, y)
+    assert clf.alpha_ == 0.3 and clf.conformity_score_ == "raps" and clf.k_reg_ == 3
+
+
+def test_score_is_accuracy_and_set_scorers_select_models(data):
+    from sklearn.metrics import accuracy_score
+
+    X, y, Xt, yt = data
+    clf = SplitConformalClassifier(lam=0.1, random_state=0).fit(X, y)
+    assert clf.score(Xt, yt) == accuracy_score(yt, clf.predict(Xt))
+    w = np.linspace(0.1, 1, yt.size)
+    assert clf.score(Xt, yt, sample_weight=w) == \
+        pytest.approx(accuracy_score(yt, clf.predict(Xt), sample_weight=w))
+    res = clf.evaluate(Xt, yt)
+    assert conformal_scorer("mean_size")(clf, Xt, yt) == -res.mean_size
+    assert conformal_scorer("coverage_gap")(clf, Xt, yt) == -abs(res.coverage - 0.9)
+
+
+def test_deterministic_aps_keeps_the_crossing_label():
+    # one calibration row with p_y = 0.998 at rank 1: score 0.998; a test row whose
+    # top label carries 0.998 must get that label, not an empty set
+    p = np.array([[0.998, 0.001, 0.001]])
+    base = _Passthrough(3).fit()
+    cal_p, cal_y = _softmax_problem(400, 3, seed=1, scale=3.0)
+    clf = SplitConformalClassifier(base, prefit=True, conformity_score="aps",
+                                   randomized_score=False, alpha=0.1).fit(cal_p, cal_y)
+    assert clf.predict_set(p)[0, 0]
+    sets = clf.predict_set(cal_p)
+    assert sets.any(axis=1).all()  # never empty
+    # the set is the top-L labels with L the first rank whose cumulative mass reaches q
+    q = clf.threshold_[0]
+    cum = np.cumsum(-np.sort(-cal_p, axis=1), axis=1)
+    L = np.minimum((cum < q).sum(axis=1) + 1, 3)
+    np.testing.assert_array_equal(sets.sum(axis=1), L)
+
+
+@pytest.mark.parametrize("alpha", [0.05, 0.1, 0.2])
+@pytest.mark.parametrize("score", ["aps", "raps"])
+def test_deterministic_aps_and_raps_match_mapie_set_for_set(alpha, score):
+    pytest.importorskip("mapie")
+    from mapie.conformity_scores import APSConformityScore, RAPSConformityScore
+    from mapie.utils import _compute_classification_quantile
+
+    K = 10
+    p, y = _softmax_problem(3000, K, seed=11)
+    cal, test = slice(0, 1000), slice(1000, None)
+    kw = {"lam": 0.05, "k_reg": 2} if score == "raps" else {}
+    ours = SplitConformalClassifier(_Passthrough(K).fit(), prefit=True, conformity_score=score,
+                                    randomized_score=False, alpha=alpha, **kw)
+    sets = ours.fit(p[cal], y[cal]).predict_set(p[test])
+    # MAPIE: the same non-randomised calibration scores (cumulative mass up to and
+    # including the true label, plus the RAPS penalty), its quantile, and its sets
+    # with include_last_label=True
+    ms = APSConformityScore() if score == "aps" else RAPSConformityScore()
+    ms.classes = np.arange(K)
+    cum, rank = APSConformityScore.get_true_label_cumsum_proba(y[cal], p[cal], np.arange(K))
+    if score == "raps":
+        cum = cum + 0.05 * np.maximum(rank[:, None] - 2, 0)
+        ms.k_star = 2
+        ms.lambda_star = 0.05
+    ms.quantiles_ = _compute_classification_quantile(cum, np.array([alpha]))
+    theirs = ms.get_prediction_sets(p[test][:, :, None], cum, np.array([alpha]),
+                                    cv="prefit", include_last_label=True)[:, :, 0]
+    assert ours.threshold_[0] == pytest.approx(ms.quantiles_[0], abs=1e-12)
+    np.testing.assert_array_equal(sets, theirs)
+    assert sets.any(axis=1).all()
+
+
+def test_prefit_smoothed_pvalues_draw_test_uniforms_independently():
+    K, n = 6, 2000
+    p, y = _softmax_problem(2 * n, K, seed=4)
+    clf = SplitConformalClassifier(_Passthrough(K).fit(), prefit=True, conformity_score="aps",
+                                   randomized=True, random_state=0).fit(p[:n], y[:n])
+    # calibration uniforms, recovered from the scores by the APS formula
+    order = np.argsort(-p[:n], axis=1, kind="stable")
+    ps = np.take_along_axis(p[:n], order, axis=1)
+    r = np.argmax(order == y[:n, None], axis=1)
+    above = np.cumsum(ps, axis=1)[np.arange(n), r] - ps[np.arange(n), r]
+    u_cal = (clf.calib_scores_ - above) / ps[np.arange(n), r]
+    # test uniforms: the score of the top label of each test row is U * p_(1)
+    scores = clf.label_scores(p[n:])
+    top = np.argmax(p[n:], axis=1)
+    u_test = scores[np.arange(n), top] / p[n:][np.arange(n), top]
+    assert np.all((u_cal >= 0) & (u_cal <= 1)) and np.all((u_test >= 0) & (u_test <= 1))
+    assert not np.allclose(u_test, u_cal)
+    # independent streams: correlation of 2000 pairs has sd 1/sqrt(2000) = 0.022; the
+    # bound 0.11 is 5 sd (false alarm 6e-7); reused uniforms give correlation 1
+    assert abs(np.corrcoef(u_cal, u_test)[0, 1]) < 0.11
+    # the same fitted model gives the same sets on every call
+    np.testing.assert_array_equal(clf.predict_set(p[n:]), clf.predict_set(p[n:]))
+
+
+@pytest.mark.parametrize("K", [10, 100, 1000])
+def test_auto_lambda_is_not_degenerate(K):
+    # n_cal = 5000 (1000 of them tune lambda), alpha = 0.1, softmax probabilities
+    p, y = _softmax_problem(6000, K, seed=K)
+    cal, test = slice(0, 5000), slice(5000, None)
+    base = _Passthrough(K).fit()
+    import warnings as _w
+
+    with _w.catch_warnings():
+        _w.simplefilter("error")  # a sound choice raises no warning
+        clf = SplitConformalClassifier(base, prefit=True, alpha=0.1,
+                                       random_state=0).fit(p[cal], y[cal])
+    sel = clf.lam_selection_
+    assert clf.lam_ > 0 and sel.method == "knee"
+    size = clf.predict_set(p[test]).sum(axis=1)
+    rules = {lam: SplitConformalClassifier(base, prefit=True, alpha=0.1, lam=lam,
+                                           random_state=0).fit(p[cal], y[cal])
+             .predict_set(p[test]).sum(axis=1) for lam in (0.0, 1e8)}
+    # strictly between the pure-singleton rule (lam = 0) and the LAC limit (lam -> inf):
+    # fewer labels than lam = 0, fewer non-singletons than LAC
+    assert size.mean() < 0.9 * rules[0.0].mean()
+    assert np.mean(size > 1) < np.mean(rules[1e8] > 1)
+
+
+def test_auto_lambda_warns_on_a_degenerate_or_flat_choice():
+    K = 1000
+    p, y = _softmax_problem(1000, K, seed=3)
+    # the fixed ten-class grid at K = 1000: every lam >= 0.005 gives the LAC sets, so
+    # the curve has two points and the knee search cannot work: say so
+    with pytest.warns(UserWarning, match="only 2 distinct values"):
+        sel = select_lambda(p, y, alpha=0.1, lam_grid=DEFAULT_LAM_GRID)
+    # and between the two, the LAC-like rule (the smaller sets), not lam = 0
+    assert sel.lam > 0 and sel.mean_size[sel.grid == sel.lam][0] < sel.mean_size[0]
+    with pytest.warns(UserWarning, match="chose lam = 0"):
+        sel = select_lambda(p, y, alpha=0.1, lam_grid=[0.0])
+    assert sel.lam == 0.0
+    with pytest.warns(UserWarning, match="flat"):
+        sel = select_lambda(p, y, alpha=0.1, lam_grid=[0.01, 0.1, 1.0])
+    assert sel.method == "flat"
+
+
+def test_result_reprs_are_short_and_summary_takes_a_level():
+    K = 1000
+    p, y = _softmax_problem(3000, K, seed=5)
+    clf = SplitConformalClassifier(_Passthrough(K).fit(), prefit=True, alpha=0.1,
+                                   random_state=0).fit(p[:2000], y[:2000])
+    res = clf.evaluate(p[2000:], y[2000:])
+    assert len(repr(res)) < 400 and "coverage=" in repr(res)
+    assert len(repr(clf.lam_selection_)) < 400 and "lam=" in repr(clf.lam_selection_)
+    lo, hi = res.confidence_interval(0.9)
+    text = str(res.summary(confidence_level=0.9))
+    assert "90% Clopper-Pearson" in text and f"[{lo:.4f}, {hi:.4f}]" in text
+    assert "95% Clopper-Pearson" in str(res.summary())

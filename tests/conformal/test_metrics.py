@@ -107,6 +107,8 @@ def test_conformal_scorer_signs():
     assert conformal_scorer("mean_size")(Stub(), None, None) == pytest.approx(-7 / 5)
     assert conformal_scorer("singleton_rate")(Stub(), None, None) == pytest.approx(2 / 5)
     assert conformal_scorer("coverage")(Stub(), None, None) == pytest.approx(3 / 5)
+    # minus |coverage - (1 - alpha)| = -|3/5 - 9/10|
+    assert conformal_scorer("coverage_gap")(Stub(), None, None) == pytest.approx(-0.3)
 
 
 # ---------------------------------------------------------------- Kneedle and lambda choice
@@ -142,11 +144,17 @@ def test_kneedle_rejects_bad_input():
 def test_select_lambda_traces_the_tradeoff_curve():
     X, y, p = make_softmax_classification(3000, 10, 5, scale=1.5, return_proba=True,
                                           random_state=2)
-    sel = select_lambda(p, y, alpha=0.1)
+    from statlearn.conformal import DEFAULT_LAM_GRID
+
+    sel = select_lambda(p, y, alpha=0.1, lam_grid=DEFAULT_LAM_GRID)
     assert isinstance(sel, LambdaSelection) and sel.lam in sel.grid
     # lam = 0 has the fewest non-singletons, the largest lam the smallest mean size
     assert sel.non_singleton_rate[0] <= sel.non_singleton_rate.min() + 1e-12
     assert sel.mean_size[-1] <= sel.mean_size[0]
+    # the default (scaled) grid spans the same trade-off, from pure-singleton to LAC-like
+    scaled = select_lambda(p, y, alpha=0.1)
+    assert scaled.non_singleton_rate[-1] > scaled.non_singleton_rate[0]
+    assert scaled.mean_size[-1] < scaled.mean_size[0]
     # the recorded curve is the in-sample calibration of the tuning split
     from statlearn.conformal import socop_scores, socop_sets
 
