@@ -9,7 +9,7 @@ import pandas as pd
 from sklearn.base import clone
 from sklearn.utils.validation import check_is_fitted
 
-from ..utils import ConfidenceInterval, Summary, normal_interval
+from ..utils import ConfidenceInterval, Summary, check_probabilities, normal_interval
 from ._lp import worst_case_lp
 from ._rules import MinimaxDecisionRule, _DecisionRule, _forecasts
 
@@ -117,8 +117,10 @@ def evaluate_rules(rules, X, y=None, *, ambiguity=None):
 
     Parameters
     ----------
-    rules : dict of str to fitted decision rule
-        The rules to compare (all with the same utility).
+    rules : dict of str to fitted decision rule or numpy.ndarray
+        The rules to compare (all with the same utility), or precomputed mixed
+        actions at ``X`` as arrays of shape (n_samples, n_actions) (for example
+        the best response to recalibrated forecasts).
     X : array-like of shape (n_samples, n_outcomes) or (n_samples,)
         Evaluation forecasts.
     y : array-like of shape (n_samples, n_outcomes) or (n_samples,), default=None
@@ -149,9 +151,12 @@ def evaluate_rules(rules, X, y=None, *, ambiguity=None):
     if not isinstance(rules, dict) or not rules:
         raise TypeError("rules must be a non-empty dict of name -> fitted decision rule.")
     for name, r in rules.items():
+        if isinstance(r, np.ndarray):
+            continue
         if not isinstance(r, _DecisionRule):
-            raise TypeError(f"rules[{name!r}] must be a TrustForecastRule or "
-                            f"MinimaxDecisionRule, got {type(r).__name__}.")
+            raise TypeError(f"rules[{name!r}] must be a TrustForecastRule, "
+                            f"MinimaxDecisionRule or an array of mixed actions, got "
+                            f"{type(r).__name__}.")
         check_is_fitted(r, "n_features_in_")
     if ambiguity is None:
         ambiguity = next((r for r in rules.values() if isinstance(r, MinimaxDecisionRule)), None)
@@ -163,13 +168,23 @@ def evaluate_rules(rules, X, y=None, *, ambiguity=None):
     check_is_fitted(ambiguity, "robust_value_")
     U, c = ambiguity.utility_matrix_, ambiguity.utility_offset_
     for name, r in rules.items():
+        if isinstance(r, np.ndarray):
+            continue
         if (r.utility_matrix_.shape != U.shape or not np.allclose(r.utility_matrix_, U)
                 or not np.allclose(r.utility_offset_, c)):
             raise ValueError(f"rules[{name!r}] has a different utility than the ambiguity rule.")
     V = ambiguity._check_X(X)
     Vc, simplex, lo, hi = ambiguity._prepare(V, fitting=False)
     n = Vc.shape[0]
-    policies = {name: r.predict_proba(V) for name, r in rules.items()}
+    policies = {}
+    for name, r in rules.items():
+        if isinstance(r, np.ndarray):
+            policies[name] = check_probabilities(r, f"rules[{name!r}]")
+            if r.shape != (V.shape[0], U.shape[0]):
+                raise ValueError(f"rules[{name!r}]: an array policy must have shape "
+                                 f"({V.shape[0]}, {U.shape[0]}), got {r.shape}.")
+        else:
+            policies[name] = r.predict_proba(V)
     w = np.full(n, 1.0 / n)
     Hm = ambiguity._H(Vc)
     eps = float(ambiguity.eps)
