@@ -8,7 +8,15 @@ possibly-optimal minimal sets (POMIS / CTF-POMIS) before a standard bandit
 solver (KL-UCB, Thompson sampling) plays them.
 """
 
+from ._agents import KLUCB, ThompsonSampling
 from ._arms import STRATEGIES, arm_set, cut_arms, intervention_arms
+from ._bandit import (
+    BanditRun,
+    BanditSimulationResult,
+    CausalBandit,
+    run_bandit,
+    simulate_bandit,
+)
 from ._graph import EXAMPLE_GRAPHS, CausalDiagram, example_graph
 from ._scm import Arm, DiscreteSCM, make_random_scm, make_xor_scm
 from ._sets import (
@@ -27,14 +35,21 @@ from ._sets import (
     pomis_bruteforce,
     realizability_conflict,
 )
+from ._tasks import TASKS, best_mean, make_task
 
 __all__ = [
     "EXAMPLE_GRAPHS",
     "STRATEGIES",
+    "TASKS",
+    "KLUCB",
     "Arm",
+    "BanditRun",
+    "BanditSimulationResult",
+    "CausalBandit",
     "CausalDiagram",
     "DiscreteSCM",
     "arm_set",
+    "best_mean",
     "check_reward",
     "ctf_mis",
     "ctf_pomis",
@@ -47,6 +62,7 @@ __all__ = [
     "is_pomis",
     "is_realizable",
     "make_random_scm",
+    "make_task",
     "make_xor_scm",
     "minimal_intervention_sets",
     "minimal_intervention_sets_bruteforce",
@@ -54,4 +70,7 @@ __all__ = [
     "pomis",
     "pomis_bruteforce",
     "realizability_conflict",
+    "run_bandit",
+    "simulate_bandit",
+    "ThompsonSampling",
 ]

@@ -454,7 +454,7 @@ def make_xor_scm(graph, noise, confounders=None, negate=()):
     >>> g, y = example_graph("IV")
     >>> scm = make_xor_scm(g, {"Z": 0.5, "X": 0.1, "Y": 0.1})
     >>> round(scm.expected_value("Y", Arm(do={"X": 1})), 6)
-    0.6
+    0.5
     """
     if not isinstance(graph, CausalDiagram):
         raise TypeError(f"graph must be a CausalDiagram, got {type(graph).__name__}.")
