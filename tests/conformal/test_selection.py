@@ -161,6 +161,24 @@ def test_pvalues_xp_namespaces_agree(xp):
     assert cut == pytest.approx(cut_np, rel=1e-12)
 
 
+def test_selection_functions_follow_the_input_namespace(xp):
+    rng = np.random.default_rng(8)
+    mc, mt = rng.normal(size=300), rng.normal(size=40)
+    yc, yt = mc + 0.3 * rng.normal(size=300), mt + 0.3 * rng.normal(size=40)
+    conds = [(-np.inf, -0.5), (0.5, np.inf)]
+    u = rng.random((40, 2))
+    ref = mccs(mc, yc, mt, conds, q=0.3, u=u, y_test=yt)
+    got = mccs(xp.asarray(mc), xp.asarray(yc), xp.asarray(mt), conds, q=0.3, u=xp.asarray(u),
+               y_test=xp.asarray(yt))
+    np.testing.assert_array_equal(got.pvalues, ref.pvalues)
+    np.testing.assert_array_equal(got.pairs, ref.pairs)
+    assert got.fdp == ref.fdp and got.power == ref.power
+    ref1 = cfbh(mc, yc, mt, c_cal=0.2, q=0.3, u=u[:, 0])
+    got1 = cfbh(xp.asarray(mc), xp.asarray(yc), xp.asarray(mt), c_cal=0.2, q=0.3,
+                u=xp.asarray(u[:, 0]))
+    np.testing.assert_array_equal(got1.selected, ref1.selected)
+
+
 def test_smoothed_pvalues_is_the_same_definition():
     rng = np.random.default_rng(1)
     cal = rng.integers(0, 5, 30).astype(float)
