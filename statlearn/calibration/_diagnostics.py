@@ -49,6 +49,13 @@ class CalibrationErrorResult:
         Their standard errors.
     n : int
         Number of labelled forecasts.
+
+    Examples
+    --------
+    >>> from statlearn.calibration import calibration_error
+    >>> res = calibration_error([0.2, 0.4, 0.9], [0.0, 1.0, 1.0], intercept=True)
+    >>> res.estimate.shape, round(res.max_abs, 4)
+    ((2, 1), 0.1667)
     """
 
     tests: str
@@ -233,6 +240,14 @@ class ECEResult:
         ``"scalar"`` (``d = 1``) or ``"top-label"`` (``d >= 2``).
     n : int
         Number of points.
+
+    Examples
+    --------
+    >>> from statlearn.calibration import expected_calibration_error
+    >>> res = expected_calibration_error([0.2, 0.2, 0.8, 0.8], [0, 1, 1, 1], n_bins=2,
+    ...                                  random_state=0)
+    >>> res.table["count"].tolist()
+    [2, 2]
     """
 
     estimate: float

@@ -36,6 +36,14 @@ class RuleEvaluation:
         Its standard error over the evaluation points.
     n : int
         Number of evaluation points.
+
+    Examples
+    --------
+    >>> from statlearn.calibration import MinimaxDecisionRule, evaluate_rules
+    >>> rule = MinimaxDecisionRule([[0.0], [1.0]], [0.4, 0.0]).fit([0.2, 0.8])
+    >>> ev = evaluate_rules({"robust": rule}, [0.2, 0.8], [0.0, 1.0])
+    >>> ev.iid.round(3), ev.values.round(3)
+    (array([0.65]), array([[0.575, 0.575]]))
     """
 
     rules: tuple

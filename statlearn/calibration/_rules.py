@@ -30,7 +30,18 @@ _D1_MIN_N = 2000
 
 
 class CalibrationWarning(UserWarning):
-    """Forecasts were clipped to the outcome box, or a bin is empty or nearly so."""
+    """Forecasts were clipped to the outcome box, or a bin is empty or nearly so.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from statlearn.calibration import CalibrationWarning, MinimaxDecisionRule
+    >>> with warnings.catch_warnings(record=True) as w:
+    ...     warnings.simplefilter("always")
+    ...     _ = MinimaxDecisionRule([[0.0], [1.0]], [0.4, 0.0]).fit([0.2, 1.2])
+    >>> w[0].category is CalibrationWarning
+    True
+    """
 
 
 def _check_bounds(outcome_bounds):
@@ -511,21 +522,11 @@ class MinimaxDecisionRule(_DecisionRule):
     # ------------------------------------------------------------------ predict
     def _lookup(self, V):
         """Index of each row of ``V`` among the calibration forecasts (-1 if absent)."""
-        F = self.forecasts_
-        idx = np.full(V.shape[0], -1)
-        # lexicographic search on the sorted unique rows
-        keys_F = [F[:, j] for j in range(F.shape[1] - 1, -1, -1)]
-        order = np.lexsort(keys_F)
-        Fs = F[order]
-        pos = np.searchsorted(Fs[:, 0], V[:, 0], side="left")
-        for r in range(V.shape[0]):
-            p = pos[r]
-            while p < len(Fs) and Fs[p, 0] == V[r, 0]:
-                if np.array_equal(Fs[p], V[r]):
-                    idx[r] = order[p]
-                    break
-                p += 1
-        return idx
+        F = np.ascontiguousarray(self.forecasts_ + 0.0)      # + 0.0 turns -0.0 into 0.0
+        keys = {row.tobytes(): i for i, row in enumerate(F)}
+        Vc = np.ascontiguousarray(V + 0.0)
+        return np.fromiter((keys.get(row.tobytes(), -1) for row in Vc), dtype=np.intp,
+                           count=Vc.shape[0])
 
     def _solve_new(self, V):
         """Adversarial belief and minimax mixed action at forecasts not in the calibration set."""
@@ -597,6 +598,13 @@ class MinimaxDecisionRule(_DecisionRule):
         Returns
         -------
         numpy.ndarray of shape (n_samples, n_outcomes)
+
+        Examples
+        --------
+        >>> from statlearn.calibration import MinimaxDecisionRule
+        >>> rule = MinimaxDecisionRule([[0.0], [1.0]], [0.4, 0.0]).fit([0.2, 0.8])
+        >>> rule.q_star([0.2, 0.8]).ravel().round(2)
+        array([0.4 , 0.75])
         """
         return self._predict_both(X)[0]
 
@@ -616,6 +624,15 @@ class MinimaxDecisionRule(_DecisionRule):
         value : float
         q : numpy.ndarray of shape (n_samples, n_outcomes)
             The adversary's conditional means.
+
+        Examples
+        --------
+        >>> from statlearn.calibration import MinimaxDecisionRule
+        >>> rule = MinimaxDecisionRule([[0.0], [1.0]], [0.4, 0.0]).fit([0.2, 0.8])
+        >>> plug_in = [[1.0, 0.0], [0.0, 1.0]]      # safe at 0.2, risky at 0.8
+        >>> value, q = rule.worst_case_value([0.2, 0.8], plug_in)
+        >>> round(value, 3), q.ravel().round(2)
+        (0.5, array([1. , 0.6]))
         """
         V = self._check_X(X)
         V, simplex, lo, hi = self._prepare(V, fitting=False)

@@ -237,7 +237,9 @@ def calibration_decisions_study(ctx: StudyContext) -> StudyReport:
                    yerr=2 * row[[f"{c} se" for c in cols]].to_numpy(float), capsize=2,
                    label=rule)
         vals = t[cols].to_numpy(float)
-        ax.set_ylim(vals.min() - 0.1 * np.ptp(vals) - 0.01, vals.max() + 0.05 * np.ptp(vals))
+        ses = t[[f"{c} se" for c in cols]].to_numpy(float)
+        ax.set_ylim(vals.min() - 0.1 * np.ptp(vals) - 0.01,
+                    np.nanmax(vals + 2 * ses) + 0.05 * np.ptp(vals))
         ax.set_xticks(x)
         ax.set_xticklabels(cols, fontsize="small")
         ax.set_title(f"{ds} ({reps} splits)")

@@ -10,7 +10,7 @@ import itertools
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from statlearn.calibration import MinimaxDecisionRule, TrustForecastRule, value_function
@@ -65,7 +65,6 @@ def _fit(p, **kw):
 
 
 @given(problems())
-@settings(max_examples=40)
 def test_saddle_certificate_and_policy_support(ref, p):
     rule = _fit(p)
     V, U, c, Hm, simp = p["V"], p["U"], p["c"], _Hm(p), p["simplex"]
@@ -93,7 +92,6 @@ def test_saddle_certificate_and_policy_support(ref, p):
 
 
 @given(problems(max_n=4))
-@settings(max_examples=30)
 def test_robust_beats_every_deterministic_policy_in_the_worst_case(ref, p):
     """P1: robust value >= worst case of plug-in and of every deterministic rule."""
     rule = _fit(p)
@@ -112,7 +110,6 @@ def test_robust_beats_every_deterministic_policy_in_the_worst_case(ref, p):
 
 
 @given(problems(), st.booleans())
-@settings(max_examples=30)
 def test_decision_calibration_collapse(ref, p, with_extra):
     """P2: with the decision tests in H, robust value = E[val(V)] = plug-in's worst case."""
     V, U, c, simp = p["V"], p["U"], p["c"], p["simplex"]
@@ -140,7 +137,6 @@ def test_decision_calibration_collapse(ref, p, with_extra):
 
 
 @given(problems(max_tests=3))
-@settings(max_examples=30)
 def test_monotone_in_the_test_class(ref, p):
     """P3: value(none) = min_p val(p) <= value(H1) <= value(H1 + h) <= E[val(V)]."""
     V, U, c, simp = p["V"], p["U"], p["c"], p["simplex"]
@@ -157,7 +153,6 @@ def test_monotone_in_the_test_class(ref, p):
 
 
 @given(problems(d=1, simplex=False, max_n=8), st.integers(1, 4))
-@settings(max_examples=30)
 def test_binwise_closed_form_equals_lp(ref, p, nb):
     """P5: constant on each bin, equal to the best response to the bin mean."""
     V, U, c = p["V"], p["U"], p["c"]
@@ -185,7 +180,6 @@ def test_binwise_closed_form_equals_lp(ref, p, nb):
 
 
 @given(problems(d=1, simplex=False, max_n=8, max_tests=1), st.sampled_from([0.0, 0.02, 0.1]))
-@settings(max_examples=40)
 def test_fast_d1_algorithm_equals_generic_lp(ref, p, eps):
     if p["A"].shape[0] == 0:
         p = dict(p, A=np.ones((1, 1)), b=np.zeros(1))
@@ -204,7 +198,6 @@ def test_fast_d1_algorithm_equals_generic_lp(ref, p, eps):
 
 
 @given(problems(), st.sampled_from([0.01, 0.05, 0.2]))
-@settings(max_examples=25)
 def test_approximate_calibration(ref, p, eps):
     """eps > 0: saddle certificate for the relaxed set, value decreasing in eps."""
     V, U, c, Hm, simp = p["V"], p["U"], p["c"], _Hm(p), p["simplex"]
@@ -222,7 +215,6 @@ def test_approximate_calibration(ref, p, eps):
 
 
 @given(problems(), st.integers(1, 5), st.integers(-5, 5), st.randoms(use_true_random=False))
-@settings(max_examples=25)
 def test_invariances(ref, p, scale, shift, rnd):
     """P7: affine changes of u rescale the value and keep the rule minimax; permuting
     the actions permutes the policy."""
@@ -246,7 +238,6 @@ def test_invariances(ref, p, scale, shift, rnd):
 
 
 @given(problems(d=1, simplex=False), st.integers(0, 2**31 - 1))
-@settings(max_examples=15)
 def test_labels_are_irrelevant(p, seed):
     """P6: the rule depends on the calibration forecasts and H only."""
     y = np.random.default_rng(seed).uniform(size=p["V"].shape[0])
@@ -258,7 +249,6 @@ def test_labels_are_irrelevant(p, seed):
 
 
 @given(problems(d=1, simplex=False), problems(d=1, simplex=False))
-@settings(max_examples=20)
 def test_decision_calibrated_for_two_tasks_at_once(p1, p2):
     """P4: with the decision tests of both tasks, plug-in is minimax for each task."""
     V = p1["V"]
