@@ -9,10 +9,14 @@ scorers, and the paper's aggregated HTE learner.
 """
 
 from ._evaluator import RelativeErrorEvaluator, relative_error_from_nuisances
+from ._learner import DRScorer, RelativeErrorHTE, RScorer
 from ._results import PairwiseComparison, RelativeErrorResult
 from ._scores import dr_loss, dr_pseudo_outcome, r_loss, relative_error_influence
 
 __all__ = [
+    "DRScorer",
+    "RScorer",
+    "RelativeErrorHTE",
     "PairwiseComparison",
     "RelativeErrorEvaluator",
     "RelativeErrorResult",

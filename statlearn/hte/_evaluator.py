@@ -224,6 +224,8 @@ class RelativeErrorEvaluator(BaseEstimator):
     mu0_, mu1_, propensity_ : ndarray of shape (n,)
         Nuisance values at the units (propensity clipped).
     n_clipped_ : int
+    nuisance_models_ : list
+        Fitted balanced nuisance models (one per fold; empty for ``"plugin"``).
     n_features_in_ : int
 
     Notes
@@ -337,11 +339,11 @@ class RelativeErrorEvaluator(BaseEstimator):
         if np.array_equal(t1, t2):  # w == 0: delta = se = 0 exactly, nothing to fit
             res = _result(np.zeros(a.size), float(self.alpha), names, self.nuisance,
                           diagnostics={"identical": True})
-            return res, None
+            return res, None, []
         if self.nuisance == "plugin":
             mu0, mu1, e_raw = plugin_cache if plugin_cache is not None else \
                 self._plugin_nuisances(X, a, y)
-            diagnostics = {}
+            diagnostics, models = {}, []
         else:
             mu0, mu1, e_raw, models = fit_balanced(X, a, y, t1 - t2, self._balanced_params(lam),
                                                    self.cross_fit, self.random_state)
@@ -354,7 +356,7 @@ class RelativeErrorEvaluator(BaseEstimator):
                     "least-squares solution and the estimate may be unstable.",
                     UserWarning, stacklevel=3)
         res, e = self._finish(t1, t2, a, y, mu0, mu1, e_raw, names, diagnostics)
-        return res, (mu0, mu1, e)
+        return res, (mu0, mu1, e), models
 
     # ------------------------------------------------------------- API
     def fit(self, X, treatment, y, tau1=None, tau2=None):
@@ -384,7 +386,8 @@ class RelativeErrorEvaluator(BaseEstimator):
         self.n_features_in_ = X.shape[1]
         t1 = candidate_predictions(tau1, X, "tau1")
         t2 = candidate_predictions(tau2, X, "tau2")
-        res, nuis = self._evaluate(X, a, y, t1, t2, ("tau1", "tau2"))
+        res, nuis, models = self._evaluate(X, a, y, t1, t2, ("tau1", "tau2"))
+        self.nuisance_models_ = models
         self.result_ = res
         self.delta_, self.se_, self.pvalue_ = res.delta, res.se, res.pvalue
         self.conf_int_ = res.confidence_interval()
@@ -429,7 +432,8 @@ class RelativeErrorEvaluator(BaseEstimator):
             for i, j in itertools.combinations(range(len(names)), 2):
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
-                    res, _ = self._evaluate(X, a, y, T[:, i], T[:, j], (names[i], names[j]))
+                    res, _, _ = self._evaluate(X, a, y, T[:, i], T[:, j],
+                                               (names[i], names[j]))
                 ci = res.confidence_interval()
                 rows.append((names[i], names[j], res.delta, res.se, ci.low, ci.high, res.pvalue,
                              res.decision))

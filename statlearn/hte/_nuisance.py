@@ -245,7 +245,11 @@ def fit_augmented_heads(Phi, a, y, w, e):
         m = a == arm
         s = np.sqrt(wt[m])
         coef, _, _, sv = np.linalg.lstsq(D[m] * s[:, None], y[m] * s, rcond=None)
-        cond = max(cond, float(sv[0] / sv[-1]) ** 2 if sv[-1] > 0 else np.inf)
+        # [Phi, w Phi] is often rank deficient (w is itself in the span of Phi); the
+        # minimum-norm solution still solves the normal equations, so report the
+        # condition number over the numerically non-zero singular values
+        sv = sv[sv > sv[0] * max(D.shape) * np.finfo(float).eps]
+        cond = max(cond, float(sv[0] / sv[-1]) ** 2)
         out.append(coef)
     return out[0], out[1], cond
 

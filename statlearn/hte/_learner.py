@@ -1,0 +1,312 @@
+"""The aggregated HTE learner of Guo et al. (2025) and DR-/R-loss scorers."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.utils.validation import check_is_fitted
+
+from ..utils import check_array, check_int, check_option, check_real, check_rng
+from ._evaluator import (
+    _REPRESENTATIONS,
+    _fit_signature_failures,
+    candidate_predictions,
+    validate_data,
+)
+from ._nuisance import BalancedNuisance, Representation, fit_plugin
+from ._scores import aipw, dr_loss, r_loss
+
+__all__ = ["DRScorer", "RScorer", "RelativeErrorHTE"]
+
+
+def _first_column(X):
+    return np.asarray(X)[:, 0]
+
+
+def _zeros(X):
+    return np.zeros(np.asarray(X).shape[0])
+
+
+class RelativeErrorHTE(RegressorMixin, BaseEstimator):
+    """CATE learner that averages the balanced outcome-head contrasts over candidate pairs.
+
+    For every unordered pair ``(k, l)`` of candidate CATE estimators the
+    balanced nuisance fit of :class:`RelativeErrorEvaluator` (shared
+    representation, balanced propensity head, closed-form signed outcome
+    heads for the weight ``w = tau_k - tau_l``) gives
+    ``tau_check_kl(x) = mu1_kl(x) - mu0_kl(x)``; the learner predicts their
+    average ``tau_tilde(x) = mean_{k<l} tau_check_kl(x)`` (Guo et al., 2025,
+    section 5). The representation is fitted once and shared by all pairs.
+    Pairs with identical predictions carry no information and are skipped.
+
+    Parameters
+    ----------
+    candidates : list or dict of candidates
+        At least two fitted CATE estimators (``effect``/``predict``) or
+        callables of ``X``; arrays of predictions at the training ``X`` are
+        accepted too (``predict`` never needs the candidates).
+    representation : {"linear", "quadratic", "mlp"} or transformer, default="linear"
+        Shared feature map (an intercept is added).
+    lambda_1, lambda_2 : float, default=1.0, 0.1
+        Cross-entropy and balance-penalty weights.
+    huber_c, huber_rho : float, default=1.0, 1.0
+        Constants of the Huber balance penalty.
+    clip : float, default=0.01
+        Propensity clipping used in the head weights.
+    max_pairs : int or None, default=None
+        Use at most this many pairs, drawn at random (cost grows as ``K^2``).
+    random_state : None, int or RandomState
+        Seeds the representation and the pair subsample.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (m,)
+        Average of ``beta1 - beta0`` over the pairs, on the representation.
+    pair_coefs_ : ndarray of shape (n_pairs, m)
+    pairs_ : list of tuple of int
+    representation_ : fitted representation
+    n_features_in_ : int
+
+    Notes
+    -----
+    ``fit`` takes ``(X, treatment, y)``; scikit-learn's generic checks that
+    call ``fit(X, y)`` do not apply.
+
+    Examples
+    --------
+    >>> from statlearn.datasets import make_hte_reference
+    >>> from statlearn.hte import RelativeErrorHTE
+    >>> d = make_hte_reference(2000, random_state=0)
+    >>> est = RelativeErrorHTE(list(d.candidates.values())).fit(d.X, d.treatment, d.y)
+    >>> est.predict(d.X[:3]).shape
+    (3,)
+    """
+
+    def __init__(self, candidates=None, representation="linear", lambda_1=1.0, lambda_2=0.1,
+                 huber_c=1.0, huber_rho=1.0, clip=0.01, max_pairs=None, random_state=None):
+        self.candidates = candidates
+        self.representation = representation
+        self.lambda_1 = lambda_1
+        self.lambda_2 = lambda_2
+        self.huber_c = huber_c
+        self.huber_rho = huber_rho
+        self.clip = clip
+        self.max_pairs = max_pairs
+        self.random_state = random_state
+
+    @classmethod
+    def _statlearn_test_instances(cls):
+        return [cls(candidates=[_first_column, _zeros])]
+
+    @classmethod
+    def _statlearn_expected_failed_checks(cls):
+        out = _fit_signature_failures()
+        for name in ("check_regressors_train", "check_regressor_data_not_an_array",
+                     "check_regressors_no_decision_function", "check_supervised_y_2d",
+                     "check_regressors_int", "check_supervised_y_no_nan",
+                     "check_regressor_multioutput", "check_regressors_train(readonly_memmap=True)",
+                     "check_regressors_train(readonly_memmap=True,X_dtype=float32)",
+                     "check_requires_y_none",
+                     "check_sample_weight_equivalence_on_dense_data",
+                     "check_fit_non_negative"):
+            out[name] = out["check_fit_idempotent"]
+        return out
+
+    def _check_params(self):
+        rep = self.representation
+        if isinstance(rep, str):
+            check_option(rep, "representation", _REPRESENTATIONS)
+        elif not (hasattr(rep, "fit") and hasattr(rep, "transform")):
+            raise TypeError(f"representation must be one of {_REPRESENTATIONS} or a transformer "
+                            f"with fit/transform, got {type(rep).__name__}.")
+        lam1 = check_real(self.lambda_1, "lambda_1", low=0, closed="neither")
+        lam2 = check_real(self.lambda_2, "lambda_2", low=0)
+        check_real(self.huber_c, "huber_c", low=0, closed="neither")
+        check_real(self.huber_rho, "huber_rho", low=0, closed="neither")
+        check_real(self.clip, "clip", low=0, high=0.5, closed="neither")
+        if self.max_pairs is not None:
+            check_int(self.max_pairs, "max_pairs", low=1)
+        cands = self.candidates
+        if isinstance(cands, dict):
+            cands = list(cands.values())
+        if not isinstance(cands, list | tuple) or len(cands) < 2:
+            raise ValueError("candidates must be a list or dict of at least two candidates.")
+        return lam2 / lam1, list(cands)
+
+    def fit(self, X, treatment, y):
+        """Fit the shared representation and the balanced heads of every pair.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, p)
+        treatment : array-like of shape (n,)
+            Binary treatment (0/1).
+        y : array-like of shape (n,)
+
+        Returns
+        -------
+        self : RelativeErrorHTE
+        """
+        lam, cands = self._check_params()
+        X, a, y = validate_data(X, treatment, y)
+        self.n_features_in_ = X.shape[1]
+        T = np.column_stack([candidate_predictions(c, X, f"candidates[{i}]")
+                             for i, c in enumerate(cands)])
+        pairs = [p for p in itertools.combinations(range(T.shape[1]), 2)
+                 if not np.array_equal(T[:, p[0]], T[:, p[1]])]
+        if not pairs:
+            raise ValueError("all candidates give identical predictions: no pair to learn from.")
+        if self.max_pairs is not None and len(pairs) > self.max_pairs:
+            rng = check_rng(self.random_state if not isinstance(self.random_state, int)
+                            else self.random_state + 1)
+            idx = np.sort(rng.choice(len(pairs), self.max_pairs, replace=False))
+            pairs = [pairs[i] for i in idx]
+        seed = self.random_state
+        rep = Representation(self.representation, seed).fit(X, a, y)
+        coefs = []
+        for k, l in pairs:
+            model = BalancedNuisance(self.representation, lam, float(self.huber_c),
+                                     float(self.huber_rho), float(self.clip), "signed",
+                                     seed).fit(X, a, y, T[:, k] - T[:, l], rep=rep)
+            coefs.append(model.beta1_ - model.beta0_)
+        self.representation_ = rep
+        self.pairs_ = pairs
+        self.pair_coefs_ = np.asarray(coefs)
+        self.coef_ = self.pair_coefs_.mean(0)
+        return self
+
+    def predict(self, X):
+        """Predicted CATE ``tau_tilde(X)``, shape (n,)."""
+        check_is_fitted(self, "coef_")
+        X = check_array(X, "X", dtype=np.float64)
+        if X.shape[1] != self.n_features_in_:
+            raise ValueError(f"X has {X.shape[1]} features, but the model was fitted with "
+                             f"{self.n_features_in_}.")
+        return self.representation_.transform(X) @ self.coef_
+
+    effect = predict
+
+
+class _ScorerBase:
+    def __init__(self, propensity_model=None, outcome_model=None, cross_fit=5, clip=0.01,
+                 random_state=None):
+        self.propensity_model = propensity_model
+        self.outcome_model = outcome_model
+        self.cross_fit = cross_fit
+        self.clip = clip
+        self.random_state = random_state
+
+    def _models(self):
+        from sklearn.linear_model import LinearRegression, LogisticRegression
+
+        if self.cross_fit is not None:
+            check_int(self.cross_fit, "cross_fit", low=2)
+        check_real(self.clip, "clip", low=0, high=0.5, closed="neither")
+        ps = self.propensity_model if self.propensity_model is not None else LogisticRegression()
+        om = self.outcome_model if self.outcome_model is not None else LinearRegression()
+        if not hasattr(ps, "predict_proba"):
+            raise TypeError("propensity_model must be a classifier with predict_proba.")
+        return ps, om
+
+    def _fit_common(self, X, treatment, y):
+        X, a, y = validate_data(X, treatment, y)
+        ps, om = self._models()
+        mu0, mu1, e = fit_plugin(X, a, y, ps, om, self.cross_fit, self.random_state)
+        self.X_, self.treatment_, self.y_ = X, a, y
+        self.mu0_, self.mu1_ = mu0, mu1
+        self.propensity_ = np.clip(e, self.clip, 1 - self.clip)
+        return X, a, y
+
+    def _preds(self, candidate, X=None):
+        if not hasattr(self, "X_"):
+            raise RuntimeError(f"{type(self).__name__} is not fitted: call fit(X, treatment, y).")
+        X = self.X_ if X is None else X
+        return candidate_predictions(candidate, X, "candidate")
+
+    def score(self, candidate):
+        """Minus the loss of ``candidate`` (higher is better)."""
+        return -self.loss(candidate)
+
+    def best(self, candidates):
+        """Name (dict key) or index of the candidate with the smallest loss."""
+        items = candidates.items() if isinstance(candidates, dict) else enumerate(candidates)
+        losses = {k: self.loss(c) for k, c in items}
+        return min(losses, key=losses.get)
+
+    def __call__(self, estimator, X, y=None):
+        """Scorer signature ``scorer(estimator, X, y)``; ``X`` must be the fitted sample."""
+        X = check_array(X, "X", dtype=np.float64)
+        if X.shape != self.X_.shape or not np.array_equal(X, self.X_):
+            raise ValueError("X must be the sample the scorer was fitted on.")
+        return self.score(estimator)
+
+
+class DRScorer(_ScorerBase):
+    """DR-loss ``mean((psi - tau_hat)^2)`` with cross-fitted AIPW pseudo-outcomes.
+
+    Differences of DR-losses are the relative-error estimates of
+    :class:`RelativeErrorEvaluator` (with the same nuisances). For
+    ``GridSearchCV``-style selection of a DR-learner, use
+    ``pseudo_outcomes_`` as the target with ``scoring="neg_mean_squared_error"``.
+
+    Parameters
+    ----------
+    propensity_model, outcome_model : estimator, default=None
+        ``LogisticRegression()`` and ``LinearRegression()`` (per arm) by default.
+    cross_fit : int or None, default=5
+    clip : float, default=0.01
+    random_state : None or int
+
+    Examples
+    --------
+    >>> from statlearn.datasets import make_hte_reference
+    >>> from statlearn.hte import DRScorer
+    >>> d = make_hte_reference(2000, random_state=0)
+    >>> sc = DRScorer(random_state=0).fit(d.X, d.treatment, d.y)
+    >>> sc.best(d.candidates) in ("half", "noisy")
+    True
+    """
+
+    def fit(self, X, treatment, y):
+        """Fit the nuisances and store the pseudo-outcomes ``pseudo_outcomes_``."""
+        X, a, y = self._fit_common(X, treatment, y)
+        self.pseudo_outcomes_ = aipw(a, y, self.mu0_, self.mu1_, self.propensity_)
+        return self
+
+    def loss(self, candidate):
+        """DR-loss of a candidate (predictions at the fitted X, estimator or callable)."""
+        return dr_loss(self._preds(candidate), self.pseudo_outcomes_)
+
+
+class RScorer(_ScorerBase):
+    """R-loss ``mean(((Y - m) - (A - e) tau_hat)^2)`` (Nie & Wager), cross-fitted nuisances.
+
+    ``m = e mu1 + (1 - e) mu0`` from the per-arm outcome fits. Differences
+    of R-losses estimate an MSE difference weighted by ``e (1 - e)``, not
+    the relative error.
+
+    Examples
+    --------
+    >>> from statlearn.datasets import make_hte_reference
+    >>> from statlearn.hte import RScorer
+    >>> d = make_hte_reference(2000, random_state=0)
+    >>> sc = RScorer(random_state=0).fit(d.X, d.treatment, d.y)
+    >>> sc.loss(d.candidates["const"]) > sc.loss(d.candidates["half"])
+    True
+    """
+
+    def fit(self, X, treatment, y):
+        """Fit the nuisances (``m_``, ``propensity_``)."""
+        self._fit_common(X, treatment, y)
+        e = self.propensity_
+        self.m_ = e * self.mu1_ + (1 - e) * self.mu0_
+        return self
+
+    def loss(self, candidate):
+        """R-loss of a candidate."""
+        return r_loss(self._preds(candidate), self.treatment_, self.y_, self.m_, self.propensity_)
+
+
+
