@@ -105,9 +105,9 @@ def conformal_pvalues(test_scores, cal_scores, u=None):
     scores it is exactly uniform; with ``u = 1`` (the default) it is the
     deterministic, conservative p-value with ``P(p <= t) <= t``. A p-value
     ``p`` relates to the conformal quantile by ``p > alpha`` iff
-    ``s <= conformal_quantile(cal_scores, alpha)`` (deterministic case, no
-    ties at the threshold). Conformal selection, whose scores grow with
-    conformity, passes negated scores.
+    ``s <= conformal_quantile(cal_scores, alpha)`` in the deterministic case,
+    ties included. Conformal selection, whose scores grow with conformity,
+    passes negated scores.
 
     Computed by one sort of the calibration scores and two binary searches
     per test score, ``O((n + m) log n)``; a parallel Numba kernel for NumPy

@@ -6,7 +6,7 @@ import warnings
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 from scipy.stats import false_discovery_control
@@ -20,6 +20,7 @@ from statlearn.conformal import (
     bh_select,
     cfbh,
     conformal_pvalues,
+    conformal_quantile,
     mccs,
     region_scores,
     smoothed_pvalues,
@@ -159,6 +160,17 @@ def test_pvalues_xp_namespaces_agree(xp):
     sel, cut = bh_select(xp.asarray(expected), 0.3)
     np.testing.assert_array_equal(np.asarray(sel), sel_np)
     assert cut == pytest.approx(cut_np, rel=1e-12)
+
+
+@given(cal=st.lists(st.integers(0, 6).map(float), min_size=1, max_size=40),
+       s=st.integers(-1, 7).map(float), alpha=st.floats(0.01, 0.99))
+def test_deterministic_pvalue_agrees_with_conformal_quantile(cal, s, alpha):
+    # p > alpha  <=>  s <= k-th smallest calibration score, ties included
+    n = len(cal)
+    x = alpha * (n + 1)
+    assume(abs(x - round(x)) > 1e-6)  # away from the decimal-rounding convention of k
+    p = conformal_pvalues(np.array([s]), np.array(cal))[0]
+    assert (p > alpha) == (s <= conformal_quantile(cal, alpha))
 
 
 def test_selection_functions_follow_the_input_namespace(xp):
