@@ -1,7 +1,7 @@
 """
-=====================================================
+======================================================
 Selecting candidates with false discovery rate control
-=====================================================
+======================================================
 
 A model predicts a response for many candidates, and we want to pass on
 those whose *true* response meets a condition: above a threshold (``Y > c``),

@@ -269,7 +269,7 @@ def _intersect_boxes(lower, upper):
 # Result
 
 
-@dataclass(frozen=True, repr=False)
+@dataclass(frozen=True, repr=False, slots=True)
 class SelectionResult:
     """Outcome of a conformal selection.
 
