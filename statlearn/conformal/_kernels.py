@@ -207,13 +207,14 @@ def _pvalue_one(sorted_cal, s, u):
         else:
             hi = mid
     left = lo
-    hi = n
-    while lo < hi:  # first index with sorted_cal > s
-        mid = (lo + hi) >> 1
-        if sorted_cal[mid] <= s:
-            lo = mid + 1
-        else:
-            hi = mid
+    if lo < n and sorted_cal[lo] == s:  # ties: second search, only when there are any
+        hi = n
+        while lo < hi:  # first index with sorted_cal > s
+            mid = (lo + hi) >> 1
+            if sorted_cal[mid] <= s:
+                lo = mid + 1
+            else:
+                hi = mid
     return ((n - lo) + u * (1.0 + (lo - left))) / (n + 1.0)
 
 

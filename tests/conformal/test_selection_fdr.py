@@ -192,14 +192,15 @@ def test_mccs_fdr_small_calibration_set(conditions):
 
 def test_naive_intersection_exceeds_q_and_mccs_does_not():
     # Conjunctive (-0.5, 0.5), sigma = 0.5, q = 0.3 (spec 3.7): Int runs cfBH
-    # per boundary and intersects; observed FDR 0.67 (Int), 0.34 (Int-B,
+    # per boundary and intersects; observed FDR 0.67 (Int) and 0.50 (Int-B,
     # the Bonferroni version, which is not valid either for intersections),
     # MCCS <= 0.3. One-sided checks at 1e-6 / 3 each.
     R = mc_size(150, 500)
     runs = _mccs_runs(R, 500, 100, 0.3, [(-0.5, 0.5)], ["mccs", "int", "int-b"], seed=21)
-    fdp_int = runs["int"][:, 0]
-    se = fdp_int.std(ddof=1) / np.sqrt(R)
-    assert fdp_int.mean() - 0.3 > 4.9 * se, (fdp_int.mean(), se)
+    for method in ("int", "int-b"):  # both above q (observed 0.67 and 0.50 here)
+        fdp = runs[method][:, 0]
+        se = fdp.std(ddof=1) / np.sqrt(R)
+        assert fdp.mean() - 0.3 > 4.9 * se, (method, fdp.mean(), se)
     assert_mean_close(runs["mccs"][:, 0], 0.3, alternative="greater",
                       false_alarm=FALSE_ALARM / 3, label="MCCS FDR")
 
