@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 PYTEST_ARGS ?= -n 2
 
-.PHONY: demo test test-nojit bench docs lint clean
+.PHONY: demo test test-nojit bench docs lint mutate clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -39,8 +39,17 @@ bench: $(VENV)/.test
 docs: $(VENV)/.docs
 	$(BIN)/python -m sphinx -W --keep-going -b html docs docs/_build/html
 
+# Mutation testing of the guarantee-carrying modules (slow, not part of CI).
+# MUTATE_ARGS selects modules and options, e.g.
+#   make mutate MUTATE_ARGS="conformal._quantile unlearning._privacy --max-children 2"
+# Prints the per-module table (mutants, killed, survived, equivalent); the full
+# report with the surviving mutants' diffs is written to .mutation/report.md.
+MUTATE_ARGS ?=
+mutate: $(VENV)/.test
+	$(BIN)/python mutation/run.py $(MUTATE_ARGS)
+
 lint: $(VENV)/.test
 	$(BIN)/ruff check statlearn tests benchmarks examples
 
 clean:
-	rm -rf docs/_build docs/auto_examples docs/api/generated results .pytest_cache
+	rm -rf docs/_build docs/auto_examples docs/api/generated results .pytest_cache .mutation

@@ -1,0 +1,166 @@
+"""Per-module mutation table from the mutmut runs of ``mutation/run.py``.
+
+Reads ``.mutation/<module>/mutants/<path>.meta`` (mutmut's verdict per mutant)
+and ``mutation/equivalent.toml`` (surviving mutants judged equivalent, each with
+its mutated line and the reason), prints the table, lists the surviving and the
+equivalent mutants with their diffs, and writes it all to ``.mutation/report.md``.
+
+Columns: ``mutants`` generated, ``killed`` (a test failed or timed out),
+``survived`` (all tests passed and not listed as equivalent), ``equivalent``
+(survived and listed), ``no tests`` (no selected test calls the function),
+``unchecked`` (not reached before the time box).  The score is
+``killed / (mutants - equivalent - unchecked)``: the share of the checked,
+non-equivalent mutants that the tests kill.  An equivalent entry whose recorded
+line no longer matches the mutant's diff is stale and counts as survived.
+
+Usage: ``python mutation/report.py [module ...]``.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+SCRATCH = ROOT / ".mutation"
+
+KILLED = {1, 3, 36, 24, -24, 152, 255, 37}
+SURVIVED = {0}
+NO_TESTS = {5, 33}
+UNCHECKED = {None, 2, 34}
+
+_DIFFS = r"""
+import json, sys
+from mutmut.mutation.diff_apply import get_diff_for_mutant
+out = {}
+for name in json.loads(sys.stdin.read()):
+    try:
+        out[name] = get_diff_for_mutant(name)
+    except Exception as exc:  # a mutant that vanished from the sources
+        out[name] = f"(no diff: {exc})"
+print(json.dumps(out))
+"""
+
+
+def load_modules():
+    with open(HERE / "modules.toml", "rb") as fh:
+        return tomllib.load(fh)["modules"]
+
+
+def load_equivalents():
+    path = HERE / "equivalent.toml"
+    if not path.exists():
+        return {}
+    with open(path, "rb") as fh:
+        data = tomllib.load(fh)
+    return {entry["mutant"]: entry for entry in data.get("equivalent", [])}
+
+
+def diffs_for(ws, names):
+    """Unified diffs of the given mutants, computed by mutmut inside the workspace."""
+    if not names:
+        return {}
+    res = subprocess.run([sys.executable, "-c", _DIFFS], cwd=ws, input=json.dumps(sorted(names)),
+                         capture_output=True, text=True, check=False)
+    if res.returncode != 0:
+        return {name: f"(no diff: {res.stderr.strip()[-200:]})" for name in names}
+    return json.loads(res.stdout)
+
+
+def _added_lines(diff):
+    return [line[1:].strip() for line in diff.splitlines()
+            if line.startswith("+") and not line.startswith("+++")]
+
+
+def module_summary(name, spec, equivalents):
+    ws = SCRATCH / name
+    meta = ws / "mutants" / (spec["path"] + ".meta")
+    if not meta.exists():
+        return None
+    codes = json.loads(meta.read_text(encoding="utf-8"))["exit_code_by_key"]
+    survived = sorted(k for k, v in codes.items() if v in SURVIVED)
+    listed = [k for k in survived if k in equivalents]
+    diffs = diffs_for(ws, survived)
+    equivalent, stale = [], []
+    for key in listed:
+        expected = equivalents[key]["line"].strip()
+        (equivalent if expected in _added_lines(diffs[key]) else stale).append(key)
+    row = {
+        "module": name,
+        "mutants": len(codes),
+        "killed": sum(v in KILLED for v in codes.values()),
+        "survived": len(survived) - len(equivalent),
+        "equivalent": len(equivalent),
+        "no tests": sum(v in NO_TESTS for v in codes.values()),
+        "unchecked": sum(v in UNCHECKED for v in codes.values()),
+    }
+    other = row["mutants"] - sum(row[c] for c in
+                                 ("killed", "survived", "equivalent", "no tests", "unchecked"))
+    row["unchecked"] += other  # suspicious or crashed verdicts: treat as not checked
+    checked = row["mutants"] - row["equivalent"] - row["unchecked"]
+    row["score"] = 100.0 * row["killed"] / checked if checked else float("nan")
+    details = {
+        "survived": [(k, diffs[k]) for k in survived if k not in equivalent],
+        "equivalent": [(k, equivalents[k]["reason"], diffs[k]) for k in equivalent],
+        "stale": stale,
+    }
+    return row, details
+
+
+COLUMNS = ("module", "mutants", "killed", "survived", "equivalent", "no tests", "unchecked",
+           "score")
+
+
+def render(rows, details, missing):
+    lines = ["# Mutation testing report", "",
+             "score = killed / (mutants - equivalent - unchecked)", "",
+             "| " + " | ".join(COLUMNS) + " |",
+             "|" + "|".join("---" for _ in COLUMNS) + "|"]
+    for row in rows:
+        cells = [str(row[c]) for c in COLUMNS[:-1]] + [f"{row['score']:.1f}%"]
+        lines.append("| " + " | ".join(cells) + " |")
+    for name in missing:
+        lines.append(f"| {name} | not run | | | | | | |")
+    for name, det in details.items():
+        if det["equivalent"]:
+            lines += ["", f"## {name}: equivalent mutants", ""]
+            for key, reason, diff in det["equivalent"]:
+                lines += [f"- `{key}`: {reason}", "", "```diff", diff, "```", ""]
+        if det["stale"]:
+            lines += ["", f"## {name}: stale equivalent entries (line no longer matches)", ""]
+            lines += [f"- `{key}`" for key in det["stale"]]
+        if det["survived"]:
+            lines += ["", f"## {name}: surviving mutants", ""]
+            for key, diff in det["survived"]:
+                lines += [f"- `{key}`", "", "```diff", diff, "```", ""]
+    return "\n".join(lines) + "\n"
+
+
+def main(selected=None):
+    modules = load_modules()
+    selected = list(selected) if selected else list(modules)
+    equivalents = load_equivalents()
+    rows, details, missing = [], {}, []
+    for name in selected:
+        out = module_summary(name, modules[name], equivalents)
+        if out is None:
+            missing.append(name)
+            continue
+        rows.append(out[0])
+        details[name] = out[1]
+    text = render(rows, details, missing)
+    SCRATCH.mkdir(exist_ok=True)
+    (SCRATCH / "report.md").write_text(text, encoding="utf-8")
+    table_end = text.find("\n## ")
+    print(text if table_end < 0 else text[:table_end])
+    where = (SCRATCH / "report.md").relative_to(ROOT)
+    print(f"(full report with the surviving mutants' diffs: {where})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,145 @@
+"""Run mutmut over the guarantee-carrying modules, one module at a time.
+
+Each module gets its own scratch workspace ``.mutation/<module>/`` holding a copy
+of ``statlearn/``, ``tests/`` and a ``pyproject.toml`` whose ``[tool.mutmut]``
+table mutates only that module and runs only its focused tests (listed in
+``mutation/modules.toml``).  mutmut writes its ``mutants/`` tree inside that
+workspace, so nothing it generates lands in the repository or is collected by
+pytest.  After the runs, the per-module table of ``mutation/report.py`` is
+printed and written to ``.mutation/report.md``.
+
+Usage (from the repository root)::
+
+    python mutation/run.py                      # every module in modules.toml
+    python mutation/run.py conformal._quantile  # selected modules
+    python mutation/run.py --keep ...           # reuse earlier results (incremental)
+    python mutation/run.py --max-children 2 ... # parallel mutant workers
+
+Mutation testing is slow and is not part of CI; ``make mutate`` runs this script.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import tomllib
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+SCRATCH = ROOT / ".mutation"
+
+sys.path.insert(0, str(HERE))
+import report  # noqa: E402
+
+
+def load_modules():
+    with open(HERE / "modules.toml", "rb") as fh:
+        return tomllib.load(fh)["modules"]
+
+
+def _toml_list(items):
+    return "[" + ", ".join(f'"{item}"' for item in items) + "]"
+
+
+def prepare_workspace(name, spec, keep):
+    """Copy the sources and tests into ``.mutation/<name>`` with a mutmut config."""
+    ws = SCRATCH / name
+    if ws.exists() and not keep:
+        shutil.rmtree(ws)
+    ws.mkdir(parents=True, exist_ok=True)
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", ".hypothesis")
+    for folder in ("statlearn", "tests"):
+        target = ws / folder
+        if target.exists():
+            shutil.rmtree(target)
+        shutil.copytree(ROOT / folder, target, ignore=ignore)
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    if "[tool.mutmut]" in pyproject:
+        raise SystemExit("pyproject.toml must not carry its own [tool.mutmut] table; "
+                         "the per-module tables are written by mutation/run.py.")
+    config = "\n".join([
+        "",
+        "[tool.mutmut]",
+        'source_paths = ["statlearn"]',
+        f'only_mutate = ["{spec["path"]}"]',
+        f"pytest_add_cli_args_test_selection = {_toml_list(spec['tests'])}",
+        # derandomised hypothesis and no cache: a mutant's verdict must not
+        # depend on the run order or on an earlier run's failures
+        'pytest_add_cli_args = ["--hypothesis-seed=0", "-p", "no:cacheprovider"]',
+        "use_git_change_detection = false",
+        "",
+    ])
+    (ws / "pyproject.toml").write_text(pyproject + config, encoding="utf-8")
+    if not keep and (ws / "mutants").exists():
+        shutil.rmtree(ws / "mutants")
+    return ws
+
+
+def run_module(name, spec, *, max_children, nice, keep, timeout):
+    ws = prepare_workspace(name, spec, keep)
+    mutmut = Path(sys.executable).with_name("mutmut")
+    cmd = [str(mutmut), "run", "--max-children", str(max_children)]
+    if nice:
+        cmd = ["nice", "-n", str(nice)] + cmd
+    env = dict(os.environ)
+    env.setdefault("STATLEARN_FAST", "1")
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    # mutmut forks one process per mutant; Numba's OpenMP threading layer does not
+    # survive a fork (the child is killed by SIGTERM at exit, which mutmut reports
+    # as "suspicious"), the work-queue layer does
+    env["NUMBA_THREADING_LAYER"] = "workqueue"
+    log = ws / "mutmut.log"
+    limit = timeout if timeout is not None else spec.get("timeout", 3600)
+    print(f"== {name}: {spec['path']} against {' '.join(spec['tests'])} "
+          f"(time box {limit} s, log {log.relative_to(ROOT)})", flush=True)
+    start = time.monotonic()
+    with open(log, "w", encoding="utf-8") as fh:
+        proc = subprocess.Popen(cmd, cwd=ws, stdout=fh, stderr=subprocess.STDOUT, env=env,
+                                start_new_session=True)
+        try:
+            rc = proc.wait(timeout=limit)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGTERM)
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+            rc = "time box reached"
+    print(f"   finished in {time.monotonic() - start:.0f} s (exit: {rc})", flush=True)
+
+
+def main(argv=None):
+    modules = load_modules()
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("modules", nargs="*", help=f"any of {', '.join(modules)} (default all)")
+    parser.add_argument("--max-children", type=int, default=1,
+                        help="mutants tested in parallel (default 1)")
+    parser.add_argument("--nice", type=int, default=19,
+                        help="niceness of the mutmut processes (0: no nice)")
+    parser.add_argument("--keep", action="store_true",
+                        help="keep earlier mutmut results and test only what is new")
+    parser.add_argument("--timeout", type=int, default=None,
+                        help="time box per module in seconds (default: modules.toml)")
+    parser.add_argument("--report-only", action="store_true",
+                        help="only print the table of the last runs")
+    args = parser.parse_args(argv)
+    unknown = [m for m in args.modules if m not in modules]
+    if unknown:
+        parser.error(f"unknown module(s) {unknown}; choose from {list(modules)}")
+    selected = args.modules or list(modules)
+    if not args.report_only:
+        for name in selected:
+            run_module(name, modules[name], max_children=args.max_children, nice=args.nice,
+                       keep=args.keep, timeout=args.timeout)
+    return report.main(selected)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,133 @@
+"""The split-conformal rank and quantile against exact arithmetic and brute force.
+
+Written against the mutation report of ``statlearn/conformal/_quantile.py``: the
+expected rank is computed with exact rational arithmetic (``fractions``) from
+the decimal level, the expected quantile by sorting, and the coverage
+``k / (n + 1)`` by enumerating every position of the test score among the
+calibration scores (exchangeability makes each of the ``n + 1`` ranks equally
+likely), so a rank that is off by one, a rounding tolerance that is too loose
+or too tight, or a wrong order statistic fails here.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from statlearn.conformal import conformal_quantile, conformal_rank
+
+
+def _exact_rank(n, alpha_text):
+    """``ceil((n + 1)(1 - alpha))`` for the decimal ``alpha_text``, in exact arithmetic."""
+    return math.ceil((n + 1) * (1 - Fraction(alpha_text)))
+
+
+def _raises(call, pattern, exc=ValueError):
+    with pytest.raises(exc) as info:
+        call()
+    msg = str(info.value)
+    assert re.fullmatch(pattern, msg), msg
+
+
+DECIMALS = ["0.01", "0.02", "0.05", "0.1", "0.15", "0.2", "0.25", "0.3", "0.35", "0.4", "0.5",
+            "0.6", "0.7", "0.75", "0.8", "0.9", "0.95", "0.99"]
+
+
+def test_rank_matches_exact_rational_ceiling_for_decimal_levels():
+    # (n + 1)(1 - alpha) is an integer for many decimal levels (alpha = 0.3, n = 9);
+    # binary rounding must not push those up by one, nor pull the others down.
+    mismatches = [(n, a) for n in range(1, 401) for a in DECIMALS
+                  if conformal_rank(n, float(a)) != _exact_rank(n, a)]
+    assert mismatches == []
+
+
+def test_rank_at_large_n_where_relative_tolerance_matters():
+    # at n ~ 1e6 the absolute float error of (n + 1)(1 - alpha) exceeds 1e-9, so an
+    # absolute tolerance would miss exact integers; the relative one must find them
+    # (at n + 1 = 1e8, alpha = 0.7 the float product is 3e7 + 3.7e-9, above 1e-9)
+    for n in (999_999, 1_999_999, 4_999_999, 10**7 - 1, 10**8 - 1, 10**9 - 1):
+        for a in ("0.1", "0.3", "0.7", "0.9", "0.05"):
+            assert conformal_rank(n, float(a)) == _exact_rank(n, a), (n, a)
+
+
+def test_rank_rounds_up_a_product_just_above_an_integer():
+    # (n + 1)(1 - alpha) = 9 + 1e-6 is far outside the rounding tolerance: k = 10
+    n, alpha = 9, 0.1 - 1e-7
+    assert (n + 1) * (1 - alpha) - 9 > 1e-7
+    assert conformal_rank(n, alpha) == 10
+    # and just below an integer (by more than the tolerance) it stays at that integer
+    assert conformal_rank(9, 0.1 + 1e-7) == 9
+    # a product within the tolerance of an integer is that integer, from either side
+    assert conformal_rank(9, 0.1 + 1e-12) == 9
+    assert conformal_rank(9, 0.1 - 1e-12) == 9
+
+
+def test_rank_values_and_type():
+    k = conformal_rank(19, 0.05)
+    assert type(k) is int and k == 19
+    assert type(conformal_rank(9, 0.3)) is int
+    assert conformal_rank(1, 0.5) == 1       # (2)(0.5) = 1
+    assert conformal_rank(1, 0.4) == 2       # 1.2 -> 2 > n: the whole label set
+    assert conformal_rank(10, 0.01) == 11
+
+
+def test_rank_domain_messages():
+    _raises(lambda: conformal_rank(0, 0.1), r"n must be in \[1, inf\].*")
+    _raises(lambda: conformal_rank(10, 0.0), r"alpha must be in \(0, 1\).*")
+    _raises(lambda: conformal_rank(10, 1.0), r"alpha must be in \(0, 1\).*")
+
+
+@pytest.mark.parametrize("n", [1, 2, 7, 20, 101])
+def test_quantile_is_kth_order_statistic(n):
+    rng = np.random.default_rng(n)
+    for alpha in (0.02, 0.1, 0.33, 0.5, 0.9):
+        # ties and +inf included
+        s = rng.integers(0, 5, size=n).astype(float)
+        s[rng.random(n) < 0.1] = np.inf
+        k = _exact_rank(n, repr(alpha))
+        expected = math.inf if k > n else sorted(s.tolist())[k - 1]
+        got = conformal_quantile(list(s), alpha)
+        assert type(got) is float
+        assert got == expected, (n, alpha, k)
+
+
+@pytest.mark.parametrize("n, alpha", [(9, 0.3), (19, 0.05), (40, 0.1), (99, 0.2), (6, 0.5)])
+def test_quantile_coverage_is_exactly_k_over_n_plus_1_by_enumeration(n, alpha):
+    # distinct scores 0..n are exchangeable: the test score takes each value with
+    # probability 1/(n+1) and the others form the calibration set; enumerate them all
+    covered = 0
+    values = np.arange(n + 1, dtype=float)
+    for i in range(n + 1):
+        cal = np.delete(values, i)
+        covered += values[i] <= conformal_quantile(cal, alpha)
+    k = _exact_rank(n, repr(alpha))
+    assert Fraction(covered, n + 1) == Fraction(min(k, n + 1), n + 1)
+    assert covered / (n + 1) >= 1 - alpha
+
+
+def test_quantile_infinite_when_rank_exceeds_n():
+    assert conformal_quantile([0.2, 0.1, 0.4], 0.2) == math.inf  # k = ceil(3.2) = 4 > 3
+    assert conformal_quantile([0.2, 0.1, 0.4, 0.3], 0.2) == 0.4  # k = 4 = n
+    assert conformal_quantile([5.0], 0.5) == 5.0  # k = 1 = n
+
+
+def test_quantile_accepts_infinite_scores_and_other_dtypes():
+    assert conformal_quantile([np.inf, 1.0, np.inf, 0.5], 0.6) == 1.0  # k = 2 of 4
+    assert conformal_quantile(np.array([3, 1, 2], dtype=np.int64), 0.5) == 2.0
+    assert conformal_quantile(np.array([0.25, 0.75], dtype=np.float32), 0.5) == 0.75
+    assert conformal_quantile(np.array([np.inf, np.inf]), 0.5) == math.inf
+
+
+def test_quantile_input_messages():
+    _raises(lambda: conformal_quantile([[0.1, 0.2]], 0.5),
+            r"scores must be 1-D, got shape \(1, 2\)\.")
+    _raises(lambda: conformal_quantile([], 0.5),
+            r"scores must hold at least one calibration score\.")
+    _raises(lambda: conformal_quantile([0.1, np.nan], 0.5), r"scores must not contain NaN\.")
+    _raises(lambda: conformal_quantile([0.1, -np.inf], 0.5), r"scores must not contain -inf\.")
+    _raises(lambda: conformal_quantile([0.1, 0.2], 1.0), r"alpha must be in \(0, 1\).*")
+    _raises(lambda: conformal_quantile(["a", "b"], 0.5), r"scores: .*")
