@@ -18,7 +18,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from statlearn.conformal import conformal_quantile, conformal_rank
+from statlearn.conformal import conformal_pvalues, conformal_quantile, conformal_rank
 
 
 def _exact_rank(n, alpha_text):
@@ -131,3 +131,112 @@ def test_quantile_input_messages():
     _raises(lambda: conformal_quantile([0.1, -np.inf], 0.5), r"scores must not contain -inf\.")
     _raises(lambda: conformal_quantile([0.1, 0.2], 1.0), r"alpha must be in \(0, 1\).*")
     _raises(lambda: conformal_quantile(["a", "b"], 0.5), r"scores: .*")
+    # arrays of another dtype are converted and checked like lists
+    _raises(lambda: conformal_quantile(np.array(["a", "b"]), 0.5), r"scores: .*")
+    _raises(lambda: conformal_quantile(np.zeros((2, 2)), 0.5),
+            r"scores must be 1-D, got shape \(2, 2\)\.")
+    _raises(lambda: conformal_quantile(np.array([np.nan]), 0.5), r"scores must not contain NaN\.")
+    _raises(lambda: conformal_quantile(np.zeros(0), 0.5),
+            r"scores must hold at least one calibration score\.")
+
+
+# ----------------------------------------------------------------- p-values
+def _brute_pvalue(s, cal, u):
+    """``(#{c > s} + u (1 + #{c == s})) / (n + 1)`` by counting."""
+    above = sum(1 for c in cal if c > s)
+    equal = sum(1 for c in cal if c == s)
+    return (above + u * (1 + equal)) / (len(cal) + 1)
+
+
+def _xp_namespaces():
+    out = [("numpy", np)]
+    try:
+        import array_api_strict
+
+        out.append(("array_api_strict", array_api_strict))
+    except ImportError:  # pragma: no cover
+        pass
+    return out
+
+
+@pytest.mark.parametrize("name, xp", _xp_namespaces())
+def test_pvalues_against_counting_with_ties_and_infinities(name, xp):
+    rng = np.random.default_rng(4)
+    cal = rng.integers(0, 6, size=23).astype(float)
+    cal[[0, 5]] = [np.inf, -np.inf]
+    test = np.concatenate([rng.integers(-1, 7, size=30).astype(float), [np.inf, -np.inf]])
+    u = rng.random(test.size)
+    for uu in (None, u):
+        got = conformal_pvalues(xp.asarray(test), xp.asarray(cal),
+                                None if uu is None else xp.asarray(uu))
+        expected = [_brute_pvalue(s, cal, 1.0 if uu is None else uu[i])
+                    for i, s in enumerate(test)]
+        np.testing.assert_allclose(np.asarray(got), expected, rtol=0, atol=1e-15)
+
+
+@pytest.mark.parametrize("name, xp", _xp_namespaces())
+def test_pvalues_two_dimensional_with_row_uniforms(name, xp):
+    rng = np.random.default_rng(9)
+    cal = rng.integers(0, 4, size=11).astype(float)
+    test = rng.integers(0, 5, size=(6, 3)).astype(float)
+    u_row = rng.random(6)
+    got = np.asarray(conformal_pvalues(xp.asarray(test), xp.asarray(cal), xp.asarray(u_row)))
+    assert got.shape == (6, 3)
+    for i in range(6):
+        for j in range(3):
+            assert got[i, j] == pytest.approx(_brute_pvalue(test[i, j], cal, u_row[i]), abs=1e-15)
+    u_full = rng.random((6, 3))
+    got = np.asarray(conformal_pvalues(xp.asarray(test), xp.asarray(cal), xp.asarray(u_full)))
+    for i in range(6):
+        for j in range(3):
+            assert got[i, j] == pytest.approx(_brute_pvalue(test[i, j], cal, u_full[i, j]),
+                                              abs=1e-15)
+
+
+def test_pvalues_large_input_takes_the_same_values():
+    # above the parallel-kernel size the values are the same counts
+    rng = np.random.default_rng(2)
+    cal = rng.integers(0, 50, size=40).astype(float)
+    test = rng.integers(-1, 52, size=1 << 17).astype(float)
+    got = conformal_pvalues(test, cal)
+    srt = np.sort(cal)
+    above = cal.size - np.searchsorted(srt, test, side="right")
+    equal = np.searchsorted(srt, test, side="right") - np.searchsorted(srt, test, side="left")
+    np.testing.assert_array_equal(got, (above + 1.0 + equal) / (cal.size + 1))
+    for i in rng.integers(0, test.size, size=20):
+        assert got[i] == pytest.approx(_brute_pvalue(test[i], cal, 1.0), abs=1e-15)
+
+
+def test_pvalue_above_alpha_iff_score_within_the_quantile():
+    # deterministic p-values and the conformal quantile define the same sets, ties included
+    rng = np.random.default_rng(12)
+    for n in (5, 19, 40):
+        cal = rng.integers(0, 8, size=n).astype(float)
+        test = np.arange(-1.0, 10.0, 0.5)
+        for alpha in (0.05, 0.1, 0.3, 0.5):
+            q = conformal_quantile(cal, alpha)
+            np.testing.assert_array_equal(conformal_pvalues(test, cal) > alpha, test <= q)
+
+
+def test_pvalue_input_messages():
+    ok = np.array([0.1, 0.2])
+    _raises(lambda: conformal_pvalues(ok, np.zeros((2, 2))),
+            r"cal_scores must be 1-D, got shape \(2, 2\)\.")
+    _raises(lambda: conformal_pvalues(ok, np.zeros(0)),
+            r"cal_scores must hold at least one calibration score\.")
+    _raises(lambda: conformal_pvalues(ok, np.array([np.nan, 1.0])),
+            r"cal_scores must not contain NaN\.")
+    _raises(lambda: conformal_pvalues(np.zeros((1, 1, 1)), ok),
+            r"test_scores must be 1-D or 2-D, got shape \(1, 1, 1\)\.")
+    _raises(lambda: conformal_pvalues(np.array([np.nan]), ok),
+            r"test_scores must not contain NaN\.")
+    _raises(lambda: conformal_pvalues(np.zeros((2, 3)), ok, u=np.zeros(3)),
+            r"u must have the shape of test_scores \(2, 3\) or \(2,\), got \(3,\)\.")
+    _raises(lambda: conformal_pvalues(ok, ok, u=np.zeros(3)),
+            r"u must have the shape of test_scores \(2,\) or \(2,\), got \(3,\)\.")
+    for bad in (np.array([0.5, np.nan]), np.array([0.5, -0.01]), np.array([0.5, 1.01])):
+        _raises(lambda bad=bad: conformal_pvalues(ok, ok, u=bad),
+                r"u must hold numbers in \[0, 1\]\.")
+    # the endpoints 0 and 1 are valid uniforms
+    np.testing.assert_allclose(conformal_pvalues(ok, ok, u=np.array([0.0, 1.0])),
+                               [_brute_pvalue(0.1, ok, 0.0), _brute_pvalue(0.2, ok, 1.0)])
