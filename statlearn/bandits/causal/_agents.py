@@ -1,4 +1,9 @@
-"""Bernoulli bandit solvers for any arm set: KL-UCB and Thompson sampling."""
+"""Bernoulli bandit solvers for any arm set: KL-UCB and Thompson sampling.
+
+They are sequential decision objects, not estimators fitted to a data set, so they do
+not derive from scikit-learn's ``BaseEstimator``; they keep its parameter habits
+(``get_params`` / ``set_params`` / ``clone``) and follow the bandit policy protocol.
+"""
 
 from __future__ import annotations
 

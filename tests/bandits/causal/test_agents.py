@@ -183,3 +183,14 @@ def test_bad_input():
         CausalBandit(scm, y, arm_set(scm, y, "POMIS"), optimum=0.1)
     with pytest.raises(ValueError, match="at least one"):
         CausalBandit(scm, y, [])
+
+
+def test_params_and_clone():
+    from sklearn.base import clone
+
+    pol = KLUCB(c=1.5)
+    assert pol.get_params() == {"c": 1.5}
+    assert clone(pol).c == 1.5 and repr(pol) == "KLUCB(c=1.5)"
+    assert ThompsonSampling().set_params(prior_a=2.0).prior_a == 2.0
+    with pytest.raises(ValueError, match="Invalid parameter"):
+        KLUCB().set_params(alpha=1)
