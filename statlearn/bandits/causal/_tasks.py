@@ -12,7 +12,7 @@ from ._scm import DiscreteSCM, _confounder_name, _XorMechanism
 
 __all__ = ["TASKS", "best_mean", "make_task"]
 
-TASKS = ("XYZWST", "Markovian", "IV", "counterfactual")
+TASKS = ("XYZWST", "Markovian", "IV", "counterfactual", "counterfactual-inside")
 
 
 class _Markov:
@@ -57,10 +57,13 @@ def make_task(name, random_state=None):
     ``U ~ B(0.5)``, ``N_X`` in ``[0.1, 0.3]``, ``N_Y`` in ``[0.05, 0.15]``:
     every intervention has ``E[Y] <= 0.5``, while feeding ``W`` and ``Y``
     different values of ``X`` gives ``E[Y] = 1 - P(N_Y = 1)``.
+    ``"counterfactual-inside"`` is the same model with ``U = 0`` (the
+    confounder is inactive): then ``do(W, X)`` reaches the same optimum, which
+    lies inside the interventional arms.
 
     Parameters
     ----------
-    name : {"XYZWST", "Markovian", "IV", "counterfactual"}
+    name : {"XYZWST", "Markovian", "IV", "counterfactual", "counterfactual-inside"}
     random_state : None, int or numpy.random.Generator
         Draws the exogenous probabilities.
 
@@ -80,9 +83,10 @@ def make_task(name, random_state=None):
     """
     check_option(name, "name", TASKS)
     rng = check_rng(random_state)
-    if name == "counterfactual":
+    if name.startswith("counterfactual"):
         g, y = example_graph("C56")
-        exo = {"N_X": (["X"], _bern(rng.uniform(0.1, 0.3))), "U": (["W", "Y"], _bern(0.5)),
+        q = 0.5 if name == "counterfactual" else 0.0
+        exo = {"N_X": (["X"], _bern(rng.uniform(0.1, 0.3))), "U": (["W", "Y"], _bern(q)),
                "N_Y": (["Y"], _bern(rng.uniform(0.05, 0.15)))}
         return DiscreteSCM(g, {v: _XorMechanism() for v in g.nodes}, exo), y
     if name == "Markovian":
