@@ -14,6 +14,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _num_samples, check_is_fitted, column_or_1d, validate_data
 
 from ..utils import check_alpha, check_int, check_option, check_probabilities, check_real, check_rng
+from . import _kernels
 from ._metrics import evaluate_sets
 from ._quantile import conformal_pvalues, conformal_quantile, conformal_rank
 from ._scores import (
@@ -597,6 +598,11 @@ class SplitConformalClassifier(ClassifierMixin, BaseEstimator):
             sets = self._smoothed_sets(proba, rng)
         elif score == "socop":
             sets = _socop_sets(proba, self.lam_, self.k0_, self.threshold_, _NP)
+        elif score == "lac":
+            kernel = (_kernels.lac_sets_kernel
+                      if proba.size >= _kernels.FAST_PARALLEL_MIN_SIZE
+                      else _kernels.lac_sets_kernel_serial)
+            sets = kernel(np.ascontiguousarray(proba), self.threshold_)
         elif score in ("aps", "raps"):
             u = rng.random(proba.shape[0]) if self.randomized_score_ else None
             lam, k_reg = (0.0, 0) if score == "aps" else (self.lam_, self.k_reg_)

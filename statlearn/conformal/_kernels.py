@@ -19,7 +19,17 @@ import numpy as np
 from ..utils import jit, prange
 
 __all__ = [
+    "FAST_SET_MAX_K0",
     "PARALLEL_MIN_SIZE",
+    "FAST_PARALLEL_MIN_SIZE",
+    "aps_sets_kernel",
+    "aps_sets_kernel_serial",
+    "aps_sets_threshold_kernel",
+    "aps_sets_threshold_kernel_serial",
+    "lac_sets_kernel",
+    "lac_sets_kernel_serial",
+    "socop_sets_threshold_kernel",
+    "socop_sets_threshold_kernel_serial",
     "conformal_pvalues_kernel",
     "conformal_pvalues_kernel_serial",
     "socop_label_scores_kernel",
@@ -238,3 +248,304 @@ def conformal_pvalues_kernel_serial(sorted_cal, test, u):
     for j in range(test.shape[0]):
         out[j] = _pvalue_one(sorted_cal, test[j], u[j])
     return out
+
+
+# --------------------------------------------------------------------------
+# Fast set prediction with one threshold.
+#
+# SOCOP: the set {y : r(x, y) <= q} is the largest minimiser over top-j sets of
+# F(j) = 1{j > k0} + sum_{i <= j} (lam - q p_(i)). The terms grow with i, so the
+# minimiser is either the c labels with q p >= lam (c = their count), cut to at
+# most k0 or grown to at least k0 + 1 labels: only the k0 + 1 largest
+# probabilities, c and one sum are needed, found in one O(K) pass without a
+# sort. Rows where a comparison is within rounding of a tie (q p ~ lam, or the
+# two candidate minima ~ equal) are recomputed by the exact hull scan
+# (``_set_row``), so the sets equal those of ``socop_sets_kernel`` row for row.
+# NumPy reference: ``socop_scores_reference(p, lam, k0) <= q``.
+
+#: ``k0`` up to which the one-pass SOCOP set kernel is used (larger: hull scan).
+FAST_SET_MAX_K0 = 15
+_TIE_RTOL = 1e-9
+
+
+@jit(cache=True)
+def _socop_set_row_fast(p_row, lam, k0, q, thresholds, top, dest):
+    K = p_row.shape[0]
+    m = min(k0 + 1, K)
+    cnt = 0
+    c = 0
+    s = 0.0
+    tie = False
+    for i in range(K):
+        v = p_row[i]
+        dest[i] = False
+        if v <= 0.0:
+            continue
+        qv = q * v
+        if qv >= lam:
+            c += 1
+            s += lam - qv
+        if abs(qv - lam) <= _TIE_RTOL * (qv + lam):
+            tie = True
+        # keep the m largest (ties: the lower index first) in decreasing order
+        if cnt < m or v > p_row[top[cnt - 1]]:
+            pos = cnt if cnt < m else m - 1
+            while pos > 0 and v > p_row[top[pos - 1]]:
+                if pos < m:
+                    top[pos] = top[pos - 1]
+                pos -= 1
+            top[pos] = i
+            if cnt < m:
+                cnt += 1
+    if tie:
+        _set_row(p_row, lam, k0, thresholds, dest)
+        return
+    # best set of at most k0 labels
+    if c <= k0:
+        a_val = s
+        j_a = c
+    else:
+        a_val = 0.0
+        for r in range(k0):
+            a_val += lam - q * p_row[top[r]]
+        j_a = k0
+    j_star = j_a
+    if cnt == k0 + 1:  # at least k0 + 1 labels of positive probability
+        if c >= k0 + 1:
+            b_val = 1.0 + s
+            j_b = c
+        else:
+            b_val = 1.0
+            for r in range(k0 + 1):
+                b_val += lam - q * p_row[top[r]]
+            j_b = k0 + 1
+        if abs(b_val - a_val) <= _TIE_RTOL * (1.0 + lam * K + q):
+            _set_row(p_row, lam, k0, thresholds, dest)
+            return
+        if b_val <= a_val:
+            j_star = j_b
+    if j_star == c:
+        for i in range(K):
+            v = p_row[i]
+            if v > 0.0 and q * v >= lam:
+                dest[i] = True
+    else:
+        for r in range(j_star):
+            dest[top[r]] = True
+
+
+#: Inputs with fewer entries (n * K) use the serial one-pass set kernels.
+FAST_PARALLEL_MIN_SIZE = 1 << 20
+_N_CHUNKS = 64
+
+
+@jit(parallel=True, cache=True)
+def socop_sets_threshold_kernel(proba, lam, k0, q):
+    """SOCOP sets for one finite threshold ``q`` (``k0 <= FAST_SET_MAX_K0``), rows in parallel."""
+    n, K = proba.shape
+    sets = np.empty(proba.shape, dtype=np.bool_)
+    thresholds = np.full(K, q)
+    step = (n + _N_CHUNKS - 1) // _N_CHUNKS
+    for c in prange(_N_CHUNKS):
+        top = np.empty(k0 + 1, dtype=np.int64)
+        for i in range(c * step, min(n, (c + 1) * step)):
+            _socop_set_row_fast(proba[i], lam, k0, q, thresholds, top, sets[i])
+    return sets
+
+
+@jit(cache=True)
+def socop_sets_threshold_kernel_serial(proba, lam, k0, q):
+    """Serial twin of :func:`socop_sets_threshold_kernel`."""
+    n, K = proba.shape
+    sets = np.empty(proba.shape, dtype=np.bool_)
+    thresholds = np.full(K, q)
+    top = np.empty(k0 + 1, dtype=np.int64)
+    for i in range(n):
+        _socop_set_row_fast(proba[i], lam, k0, q, thresholds, top, sets[i])
+    return sets
+
+
+# --------------------------------------------------------------------------
+# APS / RAPS sets (one sort per row). NumPy reference: ``_scores._aps_sets``.
+
+@jit(cache=True)
+def _desc_order(p_row):
+    """Labels by decreasing probability, ties by the lower index."""
+    order = np.argsort(-p_row)
+    K = p_row.shape[0]
+    i = 0
+    while i < K:
+        j = i + 1
+        v = p_row[order[i]]
+        while j < K and p_row[order[j]] == v:
+            j += 1
+        if j - i > 1:
+            order[i:j] = np.sort(order[i:j])
+        i = j
+    return order
+
+
+@jit(cache=True)
+def _aps_set_row(p_row, u, randomized, lam_reg, k_reg, q, dest):
+    K = p_row.shape[0]
+    order = _desc_order(p_row)
+    cum = 0.0
+    prev = -np.inf
+    for r in range(K):
+        lab = order[r]
+        pr = p_row[lab]
+        cum = cum + pr
+        excess = float(r + 1 - k_reg)
+        reg = lam_reg * excess if excess > 0 else 0.0
+        if randomized:
+            s = cum - pr + u * pr
+            if lam_reg > 0:
+                s = s + reg
+            dest[lab] = s <= q[lab]
+        else:
+            dest[lab] = prev < q[lab]
+            prev = cum + reg if lam_reg > 0 else cum
+
+
+@jit(parallel=True, cache=True)
+def aps_sets_kernel(proba, u, randomized, lam_reg, k_reg, q):
+    """APS/RAPS sets (randomised: ``s <= q``; else the crossing label kept), rows in parallel."""
+    sets = np.empty(proba.shape, dtype=np.bool_)
+    for i in prange(proba.shape[0]):
+        _aps_set_row(proba[i], u[i], randomized, lam_reg, k_reg, q, sets[i])
+    return sets
+
+
+@jit(cache=True)
+def aps_sets_kernel_serial(proba, u, randomized, lam_reg, k_reg, q):
+    """Serial twin of :func:`aps_sets_kernel`."""
+    sets = np.empty(proba.shape, dtype=np.bool_)
+    for i in range(proba.shape[0]):
+        _aps_set_row(proba[i], u[i], randomized, lam_reg, k_reg, q, sets[i])
+    return sets
+
+
+@jit(cache=True)
+def _key_gt(v, i, w, j):
+    """Label ``i`` (probability ``v``) ranks above label ``j`` (probability ``w``)."""
+    return v > w or (v == w and i < j)
+
+
+@jit(cache=True)
+def _aps_set_row_select(p_row, u, randomized, lam_reg, k_reg, q, vals, idx, dest):
+    """APS/RAPS set for one threshold ``q`` without a full sort.
+
+    The score grows with the rank, so the set is the top ``L`` labels; ``L``
+    is found by quickselect-style partitioning around pivots (expected O(K)):
+    a pivot whose score (with the mass of everything ranked above it) passes
+    the threshold brings in all labels above it.
+    """
+    K = p_row.shape[0]
+    for i in range(K):
+        vals[i] = p_row[i]
+        idx[i] = i
+        dest[i] = False
+    lo = 0
+    hi = K
+    above_mass = 0.0
+    above_cnt = 0
+    while lo < hi:
+        # median of three (by rank) as the pivot, moved to hi - 1
+        a, b, c = lo, (lo + hi) >> 1, hi - 1
+        if _key_gt(vals[b], idx[b], vals[a], idx[a]):
+            a, b = b, a
+        if _key_gt(vals[c], idx[c], vals[b], idx[b]):
+            b, c = c, b
+            if _key_gt(vals[b], idx[b], vals[a], idx[a]):
+                a, b = b, a
+        piv = b
+        vals[piv], vals[hi - 1] = vals[hi - 1], vals[piv]
+        idx[piv], idx[hi - 1] = idx[hi - 1], idx[piv]
+        pv = vals[hi - 1]
+        pi = idx[hi - 1]
+        store = lo
+        mass_h = 0.0
+        for t in range(lo, hi - 1):
+            if _key_gt(vals[t], idx[t], pv, pi):
+                vals[t], vals[store] = vals[store], vals[t]
+                idx[t], idx[store] = idx[store], idx[t]
+                mass_h += vals[store]
+                store += 1
+        vals[store], vals[hi - 1] = vals[hi - 1], vals[store]
+        idx[store], idx[hi - 1] = idx[hi - 1], idx[store]
+        rank = above_cnt + (store - lo) + 1
+        before = above_mass + mass_h
+        if randomized:
+            excess = float(rank - k_reg)
+            sc = before + u * pv
+            if lam_reg > 0 and excess > 0:
+                sc = sc + lam_reg * excess
+            inside = sc <= q
+        elif rank == 1:
+            inside = True
+        else:
+            excess = float(rank - 1 - k_reg)
+            e_prev = before
+            if lam_reg > 0 and excess > 0:
+                e_prev = e_prev + lam_reg * excess
+            inside = e_prev < q
+        if inside:
+            for t in range(lo, store + 1):
+                dest[idx[t]] = True
+            above_mass = before + pv
+            above_cnt = rank
+            lo = store + 1
+        else:
+            hi = store
+
+
+@jit(parallel=True, cache=True)
+def aps_sets_threshold_kernel(proba, u, randomized, lam_reg, k_reg, q):
+    """APS/RAPS sets for one threshold ``q`` by partitioning (no sort), rows in parallel."""
+    n, K = proba.shape
+    sets = np.empty(proba.shape, dtype=np.bool_)
+    step = (n + _N_CHUNKS - 1) // _N_CHUNKS
+    for c in prange(_N_CHUNKS):
+        vals = np.empty(K)
+        idx = np.empty(K, dtype=np.int64)
+        for i in range(c * step, min(n, (c + 1) * step)):
+            _aps_set_row_select(proba[i], u[i], randomized, lam_reg, k_reg, q, vals, idx,
+                                sets[i])
+    return sets
+
+
+@jit(cache=True)
+def aps_sets_threshold_kernel_serial(proba, u, randomized, lam_reg, k_reg, q):
+    """Serial twin of :func:`aps_sets_threshold_kernel`."""
+    n, K = proba.shape
+    sets = np.empty(proba.shape, dtype=np.bool_)
+    vals = np.empty(K)
+    idx = np.empty(K, dtype=np.int64)
+    for i in range(n):
+        _aps_set_row_select(proba[i], u[i], randomized, lam_reg, k_reg, q, vals, idx, sets[i])
+    return sets
+
+
+# --------------------------------------------------------------------------
+# LAC sets ``1 - p <= q`` without the (n, K) score temporary.
+
+@jit(parallel=True, cache=True)
+def lac_sets_kernel(proba, q):
+    """``1 - proba <= q`` (``q`` per label), rows in parallel."""
+    n, K = proba.shape
+    sets = np.empty(proba.shape, dtype=np.bool_)
+    for i in prange(n):
+        for k in range(K):
+            sets[i, k] = 1.0 - proba[i, k] <= q[k]
+    return sets
+
+
+@jit(cache=True)
+def lac_sets_kernel_serial(proba, q):
+    """Serial twin of :func:`lac_sets_kernel`."""
+    n, K = proba.shape
+    sets = np.empty(proba.shape, dtype=np.bool_)
+    for i in range(n):
+        for k in range(K):
+            sets[i, k] = 1.0 - proba[i, k] <= q[k]
+    return sets

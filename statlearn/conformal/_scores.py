@@ -262,6 +262,28 @@ def _raps(proba, labels, u, lam_reg, k_reg, xp):
 def _aps_sets(proba, u, q, lam_reg, k_reg, xp):
     """APS/RAPS prediction sets for thresholds ``q`` (one per label).
 
+    NumPy input runs a Numba kernel (one sort per row, rows in parallel);
+    other namespaces, and the tests' reference, use :func:`_aps_sets_reference`.
+    """
+    if is_numpy_namespace(xp):
+        p = np.ascontiguousarray(proba, dtype=np.float64)
+        qq = np.ascontiguousarray(q, dtype=np.float64)
+        uu = np.zeros(p.shape[0]) if u is None else np.ascontiguousarray(u, dtype=np.float64)
+        if qq.size and np.all(qq == qq[0]):
+            # one threshold: the set is the top L labels, found without a full sort
+            kernel = (_kernels.aps_sets_threshold_kernel
+                      if p.size >= _kernels.FAST_PARALLEL_MIN_SIZE
+                      else _kernels.aps_sets_threshold_kernel_serial)
+            return kernel(p, uu, u is not None, float(lam_reg), int(k_reg), float(qq[0]))
+        kernel = (_kernels.aps_sets_kernel if p.size >= _kernels.PARALLEL_MIN_SIZE
+                  else _kernels.aps_sets_kernel_serial)
+        return kernel(p, uu, u is not None, float(lam_reg), int(k_reg), qq)
+    return _aps_sets_reference(proba, u, q, lam_reg, k_reg, xp)
+
+
+def _aps_sets_reference(proba, u, q, lam_reg, k_reg, xp):
+    """Vectorised APS/RAPS sets (any array namespace).
+
     Randomised (``u`` given): ``{y : s(x, y, u) <= q_y}``. Deterministic
     (``u=None``, Romano et al. 2020, MAPIE's ``include_last_label=True``): the
     labels in decreasing probability up to and including the first whose
@@ -589,7 +611,16 @@ def socop_sets(proba, lam, threshold, k0=1):
 def _socop_sets(proba, lam, k0, q, xp):
     if is_numpy_namespace(xp):
         p = np.ascontiguousarray(proba, dtype=np.float64)
-        kernel = (_kernels.socop_sets_kernel if p.size >= _kernels.PARALLEL_MIN_SIZE
-                  else _kernels.socop_sets_kernel_serial)
+        q = np.ascontiguousarray(q, dtype=np.float64)
+        big = p.size >= _kernels.PARALLEL_MIN_SIZE
+        if q.size and np.all(q == q[0]) and k0 <= _kernels.FAST_SET_MAX_K0:
+            if np.isposinf(q[0]):
+                return np.ones(p.shape, dtype=bool)
+            # one threshold: one pass per row, no sort (the hull scan only near ties)
+            kernel = (_kernels.socop_sets_threshold_kernel
+                      if p.size >= _kernels.FAST_PARALLEL_MIN_SIZE
+                      else _kernels.socop_sets_threshold_kernel_serial)
+            return kernel(p, float(lam), int(k0), float(q[0]))
+        kernel = _kernels.socop_sets_kernel if big else _kernels.socop_sets_kernel_serial
         return kernel(p, lam, k0, q)
     return socop_scores_reference(proba, lam, k0) <= q

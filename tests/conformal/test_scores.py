@@ -147,6 +147,60 @@ def test_kernel_matches_reference(k0, lam):
         np.testing.assert_array_equal(sets, got <= q[None, :])
 
 
+@pytest.mark.numba
+@pytest.mark.parametrize("k0", [0, 1, 2, 5])
+@pytest.mark.parametrize("lam", [0.0, 0.03, 1.0])
+def test_one_pass_socop_sets_equal_the_hull_scan(k0, lam):
+    # the one-pass kernel (no sort) must give the hull-scan sets row for row, also
+    # when the threshold is exactly one of the scores (ties, rows with zeros)
+    rng = np.random.default_rng(k0 * 10 + int(lam * 100))
+    p = _probability_rows(rng, 80, 7)
+    ref = socop_scores_reference(p, lam, k0)
+    fin = ref[np.isfinite(ref)]
+    for q in [0.0, 0.5 * fin.min(), *rng.choice(fin, 6), 2 * fin.max()]:
+        hull = _kernels.socop_sets_kernel_serial(p, lam, k0, np.full(7, q))
+        for suffix in ("", "_serial"):
+            fast = getattr(_kernels, "socop_sets_threshold_kernel" + suffix)(p, lam, k0, q)
+            np.testing.assert_array_equal(fast, hull)
+        # and the reference's sets wherever q is not within rounding of a score
+        clear = ~np.any(np.isclose(ref, q, rtol=1e-9, atol=0), axis=1)
+        np.testing.assert_array_equal(hull[clear], (ref <= q)[clear])
+    assert socop_sets(p, lam, np.inf, k0).all()
+
+
+@pytest.mark.numba
+@pytest.mark.parametrize("randomized", [True, False])
+@pytest.mark.parametrize("lam_reg, k_reg", [(0.0, 0), (0.1, 2)])
+def test_aps_set_kernels_match_reference(randomized, lam_reg, k_reg):
+    import array_api_compat.numpy as xp
+
+    from statlearn.conformal._scores import _aps_sets_reference
+
+    rng = np.random.default_rng(3)
+    p = rng.dirichlet(np.full(9, 0.4), size=120)  # continuous: no ties at the threshold
+    u = rng.random(120) if randomized else None
+    uu = u if randomized else np.zeros(120)
+    for q in (0.05, 0.4, 0.83, 0.97, 1.3):
+        ref = _aps_sets_reference(p, u, np.full(9, q), lam_reg, k_reg, xp)
+        for name in ("aps_sets_threshold_kernel", "aps_sets_threshold_kernel_serial"):
+            got = getattr(_kernels, name)(p, uu, randomized, lam_reg, k_reg, q)
+            np.testing.assert_array_equal(got, ref)
+        qs = rng.uniform(0.2, 1.0, size=9)  # one threshold per label: the sort kernel
+        ref = _aps_sets_reference(p, u, qs, lam_reg, k_reg, xp)
+        for name in ("aps_sets_kernel", "aps_sets_kernel_serial"):
+            np.testing.assert_array_equal(
+                getattr(_kernels, name)(p, uu, randomized, lam_reg, k_reg, qs), ref)
+
+
+@pytest.mark.numba
+def test_lac_set_kernel_matches_definition():
+    rng = np.random.default_rng(8)
+    p = _probability_rows(rng, 50, 6)
+    q = rng.uniform(0.3, 0.95, size=6)
+    for name in ("lac_sets_kernel", "lac_sets_kernel_serial"):
+        np.testing.assert_array_equal(getattr(_kernels, name)(p, q), 1.0 - p <= q[None, :])
+
+
 @settings(deadline=None, max_examples=60)
 @given(p=arrays(np.float64, st.tuples(st.integers(1, 5), st.integers(2, 9)),
                 elements=st.floats(0, 1)),
