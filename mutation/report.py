@@ -13,7 +13,7 @@ Columns: ``mutants`` generated, ``killed`` (a test failed or timed out),
 non-equivalent mutants that the tests kill.  An equivalent entry whose recorded
 line no longer matches the mutant's diff is stale and counts as survived.
 
-Usage: ``python mutation/report.py [module ...]``.
+Usage: ``python mutation/report.py [--baseline] [module ...]``.
 """
 
 from __future__ import annotations
@@ -60,6 +60,11 @@ def load_equivalents():
     return {entry["mutant"]: entry for entry in data.get("equivalent", [])}
 
 
+def workspace(name, baseline=False):
+    """Scratch folder of one module's run (``baseline``: without its mutant tests)."""
+    return (SCRATCH / "baseline" / name) if baseline else (SCRATCH / name)
+
+
 def diffs_for(ws, names):
     """Unified diffs of the given mutants, computed by mutmut inside the workspace."""
     if not names:
@@ -76,8 +81,8 @@ def _added_lines(diff):
             if line.startswith("+") and not line.startswith("+++")]
 
 
-def module_summary(name, spec, equivalents):
-    ws = SCRATCH / name
+def module_summary(name, spec, equivalents, baseline=False):
+    ws = workspace(name, baseline)
     meta = ws / "mutants" / (spec["path"] + ".meta")
     if not meta.exists():
         return None
@@ -115,8 +120,10 @@ COLUMNS = ("module", "mutants", "killed", "survived", "equivalent", "no tests", 
            "score")
 
 
-def render(rows, details, missing):
-    lines = ["# Mutation testing report", "",
+def render(rows, details, missing, baseline=False):
+    title = "# Mutation testing report" + (" (baseline: without the mutant tests)"
+                                           if baseline else "")
+    lines = [title, "",
              "score = killed / (mutants - equivalent - unchecked)", "",
              "| " + " | ".join(COLUMNS) + " |",
              "|" + "|".join("---" for _ in COLUMNS) + "|"]
@@ -140,27 +147,29 @@ def render(rows, details, missing):
     return "\n".join(lines) + "\n"
 
 
-def main(selected=None):
+def main(selected=None, baseline=False):
     modules = load_modules()
     selected = list(selected) if selected else list(modules)
     equivalents = load_equivalents()
     rows, details, missing = [], {}, []
     for name in selected:
-        out = module_summary(name, modules[name], equivalents)
+        out = module_summary(name, modules[name], equivalents, baseline)
         if out is None:
             missing.append(name)
             continue
         rows.append(out[0])
         details[name] = out[1]
-    text = render(rows, details, missing)
+    text = render(rows, details, missing, baseline)
     SCRATCH.mkdir(exist_ok=True)
-    (SCRATCH / "report.md").write_text(text, encoding="utf-8")
+    target = SCRATCH / ("report-baseline.md" if baseline else "report.md")
+    target.write_text(text, encoding="utf-8")
     table_end = text.find("\n## ")
     print(text if table_end < 0 else text[:table_end])
-    where = (SCRATCH / "report.md").relative_to(ROOT)
+    where = target.relative_to(ROOT)
     print(f"(full report with the surviving mutants' diffs: {where})")
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    args = sys.argv[1:]
+    sys.exit(main([a for a in args if a != "--baseline"], baseline="--baseline" in args))

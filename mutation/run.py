@@ -1,6 +1,7 @@
 """Run mutmut over the guarantee-carrying modules, one module at a time.
 
-Each module gets its own scratch workspace ``.mutation/<module>/`` holding a copy
+Each module gets its own scratch workspace ``.mutation/<module>/`` (or
+``.mutation/baseline/<module>/`` with ``--baseline``) holding a copy
 of ``statlearn/``, ``tests/`` and a ``pyproject.toml`` whose ``[tool.mutmut]``
 table mutates only that module and runs only its focused tests (listed in
 ``mutation/modules.toml``).  mutmut writes its ``mutants/`` tree inside that
@@ -13,6 +14,7 @@ Usage (from the repository root)::
     python mutation/run.py                      # every module in modules.toml
     python mutation/run.py conformal._quantile  # selected modules
     python mutation/run.py --keep ...           # reuse earlier results (incremental)
+    python mutation/run.py --baseline ...       # without the mutant-killing tests
     python mutation/run.py --max-children 2 ... # parallel mutant workers
 
 Mutation testing is slow and is not part of CI; ``make mutate`` runs this script.
@@ -47,9 +49,16 @@ def _toml_list(items):
     return "[" + ", ".join(f'"{item}"' for item in items) + "]"
 
 
-def prepare_workspace(name, spec, keep):
-    """Copy the sources and tests into ``.mutation/<name>`` with a mutmut config."""
-    ws = SCRATCH / name
+def selected_tests(spec, baseline):
+    """The module's tests, plus its mutant-killing tests unless ``baseline``."""
+    tests = list(spec["tests"])
+    if not baseline:
+        tests += spec.get("mutant_tests", [])
+    return tests
+
+
+def prepare_workspace(ws, spec, keep, tests):
+    """Copy the sources and tests into the workspace ``ws`` with a mutmut config."""
     if ws.exists() and not keep:
         shutil.rmtree(ws)
     ws.mkdir(parents=True, exist_ok=True)
@@ -68,10 +77,12 @@ def prepare_workspace(name, spec, keep):
         "[tool.mutmut]",
         'source_paths = ["statlearn"]',
         f'only_mutate = ["{spec["path"]}"]',
-        f"pytest_add_cli_args_test_selection = {_toml_list(spec['tests'])}",
+        f"pytest_add_cli_args_test_selection = {_toml_list(tests)}",
         # derandomised hypothesis and no cache: a mutant's verdict must not
         # depend on the run order or on an earlier run's failures
-        'pytest_add_cli_args = ["--hypothesis-seed=0", "-p", "no:cacheprovider"]',
+        "pytest_add_cli_args = "
+        + _toml_list(["--hypothesis-seed=0", "-p", "no:cacheprovider",
+                      *spec.get("pytest_args", [])]),
         "use_git_change_detection = false",
         "",
     ])
@@ -81,8 +92,19 @@ def prepare_workspace(name, spec, keep):
     return ws
 
 
-def run_module(name, spec, *, max_children, nice, keep, timeout):
-    ws = prepare_workspace(name, spec, keep)
+def _stop(proc):
+    """End mutmut and the test processes it forked (its own process group)."""
+    os.killpg(proc.pid, signal.SIGTERM)
+    try:
+        proc.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+
+
+def run_module(name, spec, *, max_children, nice, keep, timeout, baseline):
+    tests = selected_tests(spec, baseline)
+    ws = prepare_workspace(report.workspace(name, baseline), spec, keep, tests)
     mutmut = Path(sys.executable).with_name("mutmut")
     cmd = [str(mutmut), "run", "--max-children", str(max_children)]
     if nice:
@@ -96,7 +118,7 @@ def run_module(name, spec, *, max_children, nice, keep, timeout):
     env["NUMBA_THREADING_LAYER"] = "workqueue"
     log = ws / "mutmut.log"
     limit = timeout if timeout is not None else spec.get("timeout", 3600)
-    print(f"== {name}: {spec['path']} against {' '.join(spec['tests'])} "
+    print(f"== {name}: {spec['path']} against {' '.join(tests)} "
           f"(time box {limit} s, log {log.relative_to(ROOT)})", flush=True)
     start = time.monotonic()
     with open(log, "w", encoding="utf-8") as fh:
@@ -105,13 +127,11 @@ def run_module(name, spec, *, max_children, nice, keep, timeout):
         try:
             rc = proc.wait(timeout=limit)
         except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGTERM)
-            try:
-                proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
+            _stop(proc)
             rc = "time box reached"
+        except KeyboardInterrupt:
+            _stop(proc)
+            raise
     print(f"   finished in {time.monotonic() - start:.0f} s (exit: {rc})", flush=True)
 
 
@@ -127,6 +147,8 @@ def main(argv=None):
                         help="keep earlier mutmut results and test only what is new")
     parser.add_argument("--timeout", type=int, default=None,
                         help="time box per module in seconds (default: modules.toml)")
+    parser.add_argument("--baseline", action="store_true",
+                        help="leave out the mutant_tests (the score before them)")
     parser.add_argument("--report-only", action="store_true",
                         help="only print the table of the last runs")
     args = parser.parse_args(argv)
@@ -137,8 +159,8 @@ def main(argv=None):
     if not args.report_only:
         for name in selected:
             run_module(name, modules[name], max_children=args.max_children, nice=args.nice,
-                       keep=args.keep, timeout=args.timeout)
-    return report.main(selected)
+                       keep=args.keep, timeout=args.timeout, baseline=args.baseline)
+    return report.main(selected, baseline=args.baseline)
 
 
 if __name__ == "__main__":

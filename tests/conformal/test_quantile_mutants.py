@@ -66,6 +66,16 @@ def test_rank_rounds_up_a_product_just_above_an_integer():
     assert conformal_rank(9, 0.1 - 1e-12) == 9
 
 
+def test_rank_tolerance_is_relative_to_one_below_one_and_a_half():
+    # n = 1: (n + 1)(1 - alpha) = 1 + d. The tolerance is 1e-9 * max(1, x): d = 5e-10
+    # is taken as the integer 1, d = 1.5e-9 is not (k = 2), so the tolerance is neither
+    # looser nor tighter than documented at x ~ 1
+    assert conformal_rank(1, 0.5 - 0.25e-9) == 1
+    assert conformal_rank(1, 0.5 - 0.75e-9) == 2
+    # at x ~ 3e7 the same absolute gap 1.5e-9 is inside the relative tolerance
+    assert conformal_rank(10**8 - 1, 0.7) == 30_000_000
+
+
 def test_rank_values_and_type():
     k = conformal_rank(19, 0.05)
     assert type(k) is int and k == 19
