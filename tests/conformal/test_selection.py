@@ -550,3 +550,44 @@ def test_estimators_reject_bad_parameters():
         MultiConditionSelector(conditions=[(1.0, 0.0)]).fit(X, y)
     with pytest.raises(ValueError, match="method must be one of"):
         MultiConditionSelector(method="ind").fit(X, y)
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"lower": -np.inf, "upper": np.inf}, "at least one finite end"),
+    ({"lower": np.zeros(3)}, "must broadcast"),
+    ({"lower": 0.0, "y": np.zeros(4)}, "y must have the shape of mu"),
+    ({"lower": 0.0, "M": 0.0}, "M must be in"),
+])
+def test_region_scores_rejects_bad_input(kwargs, match):
+    y = kwargs.pop("y", np.zeros(5))
+    with pytest.raises(ValueError, match=match):
+        region_scores(np.arange(5.0), y, **kwargs)
+
+
+def test_selectors_prefit_needs_a_fitted_model():
+    from sklearn.exceptions import NotFittedError
+    from sklearn.linear_model import LinearRegression
+
+    X, y = np.random.default_rng(0).normal(size=(40, 2)), np.zeros(40)
+    with pytest.raises(NotFittedError):
+        ConformalSelector(LinearRegression(), prefit=True).fit(X, y)
+    with pytest.raises(TypeError, match="predict method"):
+        ConformalSelector(object()).fit(X, y)
+
+
+def test_multitask_selector_with_a_multioutput_regressor():
+    rng = np.random.default_rng(9)
+    X = rng.normal(size=(1400, 3))
+    Y = np.column_stack([X[:, 0], X[:, 1]]) + 0.1 * rng.normal(size=(1400, 2))
+    box = {0: (0.0, np.inf), 1: (0.0, np.inf)}
+    sel = MultiConditionSelector(conditions=[box], q=0.2, random_state=0).fit(X[:1200], Y[:1200])
+    res = sel.select(X[1200:], y_true=Y[1200:])
+    assert sel.mu_cal_.shape == (600, 2) and res.pvalues.shape == (200, 1)
+    truth = (Y[1200:, 0] > 0) & (Y[1200:, 1] > 0)
+    assert res.power > 0.5
+    assert res.fdp == pytest.approx((~truth[res.selected]).mean())
+    # precomputed predictions, one column per task
+    pre = MultiConditionSelector("precomputed", conditions=[box], q=0.2, random_state=0)
+    pre.fit(sel.mu_cal_, sel.y_cal_)
+    res2 = pre.select(sel.estimator_.predict(X[1200:]), y_true=Y[1200:])
+    np.testing.assert_array_equal(res2.pvalues, res.pvalues)
