@@ -296,7 +296,10 @@ class MinimaxDecisionRule(_DecisionRule):
         Dual multipliers: the tilt at ``v`` is ``sum_k h_k(v) lambda_[k]``.
         In simplex mode defined only up to a shift along ``(1, ..., 1)``.
     forecasts_ : numpy.ndarray of shape (n_distinct, n_outcomes)
-        Distinct calibration forecasts (after clipping).
+        Distinct calibration forecasts, sorted, after clipping to the box (or
+        renormalising to sum exactly to one in simplex mode). ``policy_`` and
+        ``calibration_q_`` follow this order; :meth:`predict_proba` and
+        :meth:`q_star` map any input back to it.
     weights_ : numpy.ndarray of shape (n_distinct,)
         Their empirical weights.
     policy_ : numpy.ndarray of shape (n_distinct, n_actions)

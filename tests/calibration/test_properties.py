@@ -57,6 +57,8 @@ def _w(V):
     return np.full(V.shape[0], 1.0 / V.shape[0])
 
 
+# Policies and beliefs are read through predict_proba / q_star at V: the rule stores
+# them per distinct forecast in its own (sorted, simplex-renormalised) order.
 def _fit(p, **kw):
     kw.setdefault("tests", _linear_tests(p["A"], p["b"]))
     kw.setdefault("method", "lp")
@@ -72,7 +74,7 @@ def test_saddle_certificate_and_policy_support(ref, p):
     value, _ = ref.robust_value(V, w, Hm, U, c, simplex=simp)
     assert rule.robust_value_ == pytest.approx(value, abs=TOL)
     # the returned mixed policy guarantees the robust value against every q in Q
-    wc, _ = ref.worst_case(V, w, Hm, U, c, rule.policy_, simplex=simp)
+    wc, _ = ref.worst_case(V, w, Hm, U, c, rule.predict_proba(V), simplex=simp)
     assert wc == pytest.approx(value, abs=TOL)
     # dual certificate G(lambda*) = value (Theorem 3.1)
     assert ref.dual_function(V, w, Hm, rule.lambda_, U, c, simplex=simp) == pytest.approx(
@@ -80,7 +82,7 @@ def test_saddle_certificate_and_policy_support(ref, p):
     # policies: probability vectors supported on actions tied at q*
     pi = rule.predict_proba(V)
     assert np.all(pi >= 0) and np.allclose(pi.sum(axis=1), 1, atol=1e-12)
-    q = rule.calibration_q_
+    q = rule.q_star(V)
     util = q @ U.T + c
     best = util.max(axis=1, keepdims=True)
     assert np.all((pi <= 1e-9) | (util >= best - 1e-7))
@@ -105,7 +107,7 @@ def test_robust_beats_every_deterministic_policy_in_the_worst_case(ref, p):
         wc, _ = ref.worst_case(V, w, Hm, U, c, np.eye(m)[list(acts)], simplex=simp)
         assert rule.robust_value_ >= wc - TOL
     # P8: under q = v the plug-in rule is optimal
-    nominal_rob = np.mean(np.sum(rule.policy_ * (V @ U.T + c), axis=1))
+    nominal_rob = np.mean(np.sum(rule.predict_proba(V) * (V @ U.T + c), axis=1))
     assert nominal_rob <= np.mean(value_function(V, U, c)) + 1e-9
 
 
@@ -190,9 +192,9 @@ def test_fast_d1_algorithm_equals_generic_lp(ref, p, eps):
     lp = _fit(p, method="lp", eps=eps)
     assert lp.robust_value_ == pytest.approx(value, abs=TOL)
     assert d1.robust_value_ == pytest.approx(value, abs=TOL)
-    wc, _ = ref.worst_case(V, w, Hm, U, c, d1.policy_, eps=eps)
+    wc, _ = ref.worst_case(V, w, Hm, U, c, d1.predict_proba(V), eps=eps)
     assert wc == pytest.approx(value, abs=TOL)
-    q = d1.calibration_q_
+    q = d1.q_star(V)
     assert abs(float(Hm[:, 0] @ (w * (q - V)[:, 0]))) <= eps + 1e-9
     assert float(w @ value_function(q, U, c)) == pytest.approx(value, abs=TOL)
 
@@ -205,7 +207,7 @@ def test_approximate_calibration(ref, p, eps):
     rule = _fit(p, eps=eps)
     value, _ = ref.robust_value(V, w, Hm, U, c, simplex=simp, eps=eps)
     assert rule.robust_value_ == pytest.approx(value, abs=TOL)
-    wc, _ = ref.worst_case(V, w, Hm, U, c, rule.policy_, simplex=simp, eps=eps)
+    wc, _ = ref.worst_case(V, w, Hm, U, c, rule.predict_proba(V), simplex=simp, eps=eps)
     assert wc == pytest.approx(value, abs=TOL)
     assert rule.robust_value_ <= _fit(p).robust_value_ + TOL
     # eps large: every q is allowed, the rule is the maximin constant action
@@ -225,14 +227,14 @@ def test_invariances(ref, p, scale, shift, rnd):
     assert moved.robust_value_ == pytest.approx(scale * base.robust_value_ + shift / 10,
                                                 abs=1e-6)
     # the transformed problem's policy is minimax for the original one
-    wc, _ = ref.worst_case(V, w, Hm, U, c, moved.policy_, simplex=simp)
+    wc, _ = ref.worst_case(V, w, Hm, U, c, moved.predict_proba(V), simplex=simp)
     assert wc == pytest.approx(base.robust_value_, abs=TOL)
     perm = list(range(U.shape[0]))
     rnd.shuffle(perm)
     permuted = _fit(dict(p, U=U[perm], c=c[perm]))
     assert permuted.robust_value_ == pytest.approx(base.robust_value_, abs=TOL)
-    back = np.empty_like(permuted.policy_)
-    back[:, perm] = permuted.policy_
+    back = np.empty_like(permuted.predict_proba(V))
+    back[:, perm] = permuted.predict_proba(V)
     wc, _ = ref.worst_case(V, w, Hm, U, c, back, simplex=simp)
     assert wc == pytest.approx(base.robust_value_, abs=TOL)
 

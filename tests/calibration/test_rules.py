@@ -119,6 +119,24 @@ def test_multiclass_simplex_out_of_sample():
     np.testing.assert_allclose(q.sum(axis=1), 1, atol=1e-9)
 
 
+def test_simplex_renormalisation_keeps_policies_aligned_with_forecasts(ref):
+    # (0.5, 1/3, 1/6) sums to 1 - 1e-16: renormalising moves it past (0.5, 0.5, 0) in
+    # the sorted distinct forecasts; predictions must still follow the input rows
+    U3 = np.array([[0, 0, 0], [0, 0.1, -0.1]])
+    V = np.array([[0, 0, 1], [0, 1, 0], [0.5, 1 / 3, 1 / 6], [0.5, 0.5, 0], [1, 0, 0]])
+
+    def h(X):
+        return X[:, [1]]
+
+    rule = MinimaxDecisionRule(U3, tests=h, method="lp").fit(V)
+    assert rule.outcome_set_ == "simplex"
+    value, _ = ref.robust_value(V, np.full(5, 0.2), h(V), U3, np.zeros(2), simplex=True)
+    wc, _ = ref.worst_case(V, np.full(5, 0.2), h(V), U3, np.zeros(2), rule.predict_proba(V),
+                           simplex=True)
+    assert rule.robust_value_ == pytest.approx(value, abs=1e-9)
+    assert wc == pytest.approx(value, abs=1e-7)
+
+
 def test_worst_case_value_method_matches_the_reference(ref):
     V = np.array([0.1, 0.3, 0.6, 0.9])
     rule = MinimaxDecisionRule(U, C).fit(V)
