@@ -71,9 +71,18 @@ def diffs_for(ws, names):
         return {}
     res = subprocess.run([sys.executable, "-c", _DIFFS], cwd=ws, input=json.dumps(sorted(names)),
                          capture_output=True, text=True, check=False)
-    if res.returncode != 0:
-        return {name: f"(no diff: {res.stderr.strip()[-200:]})" for name in names}
-    return json.loads(res.stdout)
+    out = json.loads(res.stdout) if res.returncode == 0 else {}
+    mutmut = Path(sys.executable).with_name("mutmut")
+    for name in names:
+        if not out.get(name, "(no diff").startswith("(no diff"):
+            continue
+        # fall back on ``mutmut show`` (its first line is the verdict)
+        shown = subprocess.run([str(mutmut), "show", name], cwd=ws, capture_output=True,
+                               text=True, check=False)
+        lines = shown.stdout.splitlines()
+        out[name] = "\n".join(lines[1:]) if shown.returncode == 0 and lines else \
+            f"(no diff: {shown.stderr.strip()[-200:]})"
+    return out
 
 
 def _added_lines(diff):

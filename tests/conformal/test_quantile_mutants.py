@@ -250,3 +250,27 @@ def test_pvalue_input_messages():
     # the endpoints 0 and 1 are valid uniforms
     np.testing.assert_allclose(conformal_pvalues(ok, ok, u=np.array([0.0, 1.0])),
                                [_brute_pvalue(0.1, ok, 0.0), _brute_pvalue(0.2, ok, 1.0)])
+
+
+def test_pvalues_refuse_mixed_array_libraries():
+    xs = pytest.importorskip("array_api_strict")
+    strict, plain = xs.asarray([0.2, 0.6]), np.array([0.1, 0.2, 0.5])
+    pattern = r"inputs must all come from one array library: .*"
+    _raises(lambda: conformal_pvalues(strict, plain), pattern, exc=TypeError)
+    _raises(lambda: conformal_pvalues(plain, xs.asarray([0.1])), pattern, exc=TypeError)
+    _raises(lambda: conformal_pvalues(plain, plain, u=xs.asarray([0.5, 0.5, 0.5])), pattern,
+            exc=TypeError)
+
+
+def test_pvalues_convert_integer_inputs_in_every_namespace():
+    # integer scores and 0/1 tie-breakers are numbers like any other: the result is the
+    # float64 p-value of the same counts, in the input's namespace
+    cal, test, u = [0, 1, 1, 2], [1, 3], [0, 1]
+    expected = [_brute_pvalue(1, cal, 0), _brute_pvalue(3, cal, 1)]
+    for name, xp in _xp_namespaces():
+        got = conformal_pvalues(xp.asarray(test), xp.asarray(cal), xp.asarray(u))
+        assert got.dtype == xp.float64, name
+        np.testing.assert_allclose(np.asarray(got), expected, rtol=1e-15)
+        got1 = conformal_pvalues(xp.asarray(test), xp.asarray(cal))
+        np.testing.assert_allclose(np.asarray(got1),
+                                   [_brute_pvalue(s, cal, 1.0) for s in test], rtol=1e-15)

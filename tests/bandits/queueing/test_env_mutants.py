@@ -1,0 +1,266 @@
+"""The queueing environment against hand-computed rounds (written against the mutation report).
+
+Each round's outcome is recomputed here from the pre-drawn randomness and the
+model's definition (departure iff ``U_t <= mu(x^T theta_k)``, FIFO queue, an
+arriving job joins at the back), the rejection step's consecutive-draw cap is
+checked on a deterministic context stream, and the documented error messages
+are matched whole.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import warnings
+
+import numpy as np
+import pytest
+
+from statlearn.bandits.queueing import (
+    ContextualQueueEnv,
+    QueueRandomness,
+    UnstableQueueWarning,
+    make_queueing_instance,
+)
+
+
+def _mu(z):
+    return 1.0 / (1.0 + math.exp(-z))
+
+
+def _raises(call, exc, pattern):
+    with pytest.raises(exc) as info:
+        call()
+    msg = str(info.value)
+    assert re.fullmatch(pattern, msg, flags=re.S), msg
+
+
+THETAS = np.array([[1.5, -0.5], [-1.0, 2.0], [0.3, 0.3]])
+
+
+def _randomness(T, seed):
+    rng = np.random.default_rng(seed)
+    arrivals = rng.random(T) < 0.6
+    features = np.where(arrivals[:, None], rng.uniform(-1, 1, (T, 2)), 0.0)
+    return QueueRandomness(arrivals=arrivals, features=features, service_u=rng.random(T))
+
+
+def test_rounds_follow_the_model_against_a_hand_simulation():
+    T = 300
+    rand = _randomness(T, 0)
+    env = ContextualQueueEnv(THETAS, arrival_rate=0.6).reset(randomness=rand)
+    queue = []  # hand-kept FIFO list of feature rows
+    rng = np.random.default_rng(1)
+    for t in range(1, T + 1):
+        assert env.t == t and env.queue_length == len(queue)
+        np.testing.assert_array_equal(env.queue_features, np.array(queue).reshape(-1, 2))
+        if queue:
+            job = int(rng.integers(len(queue)))
+            k = int(rng.integers(3))
+            action = (job, k) if rng.random() < 0.5 else [job, k]
+            expect_dep = bool(rand.service_u[t - 1] <= _mu(float(queue[job] @ THETAS[k])))
+        else:
+            action, expect_dep = None, False
+        departed, arrived = env.step(action)
+        assert departed is expect_dep
+        if expect_dep:
+            del queue[job]
+        if rand.arrivals[t - 1]:
+            np.testing.assert_array_equal(arrived, rand.features[t - 1])
+            queue.append(rand.features[t - 1].copy())
+        else:
+            assert arrived is None
+    assert env.t == T + 1
+    _raises(lambda: env.step(None), RuntimeError,
+            r"the run is over: all 300 rounds were played\.")
+
+
+def test_queue_grows_past_its_initial_buffer_in_arrival_order():
+    T = 70
+    rng = np.random.default_rng(3)
+    feats = rng.uniform(-1, 1, (T, 2))
+    rand = QueueRandomness(arrivals=np.ones(T, bool), features=feats, service_u=np.ones(T))
+    env = ContextualQueueEnv(THETAS, 0.9).reset(randomness=rand)
+    for _ in range(T):
+        env.step(None)
+    np.testing.assert_array_equal(env.queue_features, feats)
+    # the returned features are a copy: editing them leaves the queue alone
+    env.queue_features[:] = 7.0
+    np.testing.assert_array_equal(env.queue_features, feats)
+
+
+def test_departure_at_the_exact_service_probability():
+    # U_t equal to mu departs (<=), just above does not
+    x = np.array([[0.4, -0.2]])
+    mu = _mu(float(x[0] @ THETAS[0]))
+    for u, dep in ((mu, True), (np.nextafter(mu, 1.0), False), (0.0, True)):
+        rand = QueueRandomness(arrivals=np.array([True, False]),
+                               features=np.vstack([x, [[0.0, 0.0]]]),
+                               service_u=np.array([0.5, u]))
+        env = ContextualQueueEnv(THETAS, 0.5).reset(randomness=rand)
+        env.step(None)
+        departed, _ = env.step((0, 0))
+        assert departed is dep
+        assert env.queue_length == (0 if dep else 1)
+
+
+def test_last_job_and_last_server_are_valid_actions():
+    rand = QueueRandomness(arrivals=np.array([True, True, False]),
+                           features=np.array([[0.1, 0.2], [0.3, 0.4], [0.0, 0.0]]),
+                           service_u=np.array([0.0, 1.0, 0.0]))
+    env = ContextualQueueEnv(THETAS, 0.5).reset(randomness=rand)
+    env.step(None)
+    env.step((0, 2))  # U = 1: stays
+    departed, _ = env.step((1, 2))  # U = 0: the second job leaves, the first stays
+    assert departed
+    np.testing.assert_array_equal(env.queue_features, [[0.1, 0.2]])
+
+
+def test_step_messages():
+    rand = QueueRandomness(arrivals=np.array([True, False, False]),
+                           features=np.array([[0.1, 0.2], [0.0, 0.0], [0.0, 0.0]]),
+                           service_u=np.ones(3))
+    env = ContextualQueueEnv(THETAS, 0.5).reset(randomness=rand)
+    _raises(lambda: env.step((0, 0)), ValueError,
+            r"action must be None when the queue is empty\.")
+    env.step(None)
+    _raises(lambda: env.step((1, 0)), ValueError, r"job_idx must be in \[0, 0\].*")
+    _raises(lambda: env.step((0, 3)), ValueError, r"server must be in \[0, 2\].*")
+    _raises(lambda: env.step((0, 0, 0)), TypeError,
+            r"action must be a \(job_idx, server\) pair or None, got \(0, 0, 0\)\.")
+    _raises(lambda: env.step(0), TypeError,
+            r"action must be a \(job_idx, server\) pair or None, got 0\.")
+    _raises(lambda: ContextualQueueEnv(THETAS, 0.5).queue_length, RuntimeError,
+            r"call reset\(\) before stepping the environment\.")
+
+
+def test_service_rates_and_dimensions():
+    env = ContextualQueueEnv(THETAS, 0.4)
+    assert env.n_servers == 3 and env.n_features == 2
+    X = np.array([[0.5, -1.0], [2.0, 0.25]])
+    expected = [[_mu(float(x @ th)) for th in THETAS] for x in X]
+    np.testing.assert_allclose(env.service_rates(X), expected, rtol=1e-14)
+    _raises(lambda: env.service_rates(np.zeros((1, 3))), ValueError,
+            r"X must have 2 columns, got 3\.")
+
+
+def _pattern_sampler(period):
+    """Deterministic contexts: only every ``period``-th draw is acceptable."""
+    state = {"i": 0}
+
+    def sampler(rng, n):
+        i = state["i"] + np.arange(n)
+        state["i"] += n
+        return np.where((i % period == period - 1)[:, None], 5.0, -5.0)
+
+    return sampler
+
+
+@pytest.mark.parametrize("period", [3, 300, 700])
+def test_rejection_cap_counts_consecutive_draws_across_batches(period):
+    # each context needs `period` draws (period - 1 rejections, then an accept); the
+    # cap allows a context at most max_attempts draws, in batches of >= 256
+    thetas = np.array([[1.0]])
+    ok = ContextualQueueEnv(thetas, 0.5, slack=0.2, max_attempts=period,
+                            context_sampler=_pattern_sampler(period))
+    X, acc = ok.sample_contexts(3, random_state=0)
+    np.testing.assert_array_equal(X, np.full((3, 1), 5.0))
+    assert 0 < acc <= 1 / period + 1e-12 or period == 3
+    tight = ContextualQueueEnv(thetas, 0.5, slack=0.2, max_attempts=period - 1,
+                               context_sampler=_pattern_sampler(period))
+    _raises(lambda: tight.sample_contexts(3, random_state=0), ValueError,
+            rf"the slack assumption cannot be met: .* in {period - 1} consecutive draws .*")
+
+
+def test_acceptance_rate_matches_the_uniform_law():
+    # contexts uniform on [-1, 1], theta = 2: accepted iff 2 x >= logit(level)
+    env = ContextualQueueEnv(np.array([[2.0]]), arrival_rate=0.5, slack=0.2)
+    X, acc = env.sample_contexts(20_000, random_state=4)
+    c = math.log(0.7 / 0.3) / 2
+    p = (1 - c) / 2
+    assert X.min() >= c
+    # acceptance counted over at least 20000 / p draws: sd < sqrt(p (1 - p) p / 20000)
+    assert abs(acc - p) < 5 * math.sqrt(p * (1 - p) * p / 20_000) + 256 / (20_000 / p)
+    # no slack: no rejection
+    X0, acc0 = ContextualQueueEnv(np.array([[2.0]]), 0.5).sample_contexts(10, random_state=0)
+    assert acc0 == 1.0 and X0.shape == (10, 1)
+    assert ContextualQueueEnv(np.array([[2.0]]), 0.5, slack=0.2).sample_contexts(0)[0].shape \
+        == (0, 1)
+
+
+def test_randomness_from_a_context_sequence():
+    seq = np.arange(20.0).reshape(10, 2) / 20
+    env = ContextualQueueEnv(np.zeros((2, 2)), 0.5, context_sequence=seq)
+    r = env.sample_randomness(8, random_state=2)
+    assert r.horizon == 8 and r.acceptance_rate == 1.0
+    np.testing.assert_array_equal(r.features[r.arrivals], seq[:8][r.arrivals])
+    assert np.all(r.features[~r.arrivals] == 0)
+    _raises(lambda: env.sample_randomness(11), ValueError,
+            r"context_sequence has 10 rows but horizon = 11 rounds need one row per round\.")
+    _raises(lambda: env.sample_contexts(3), ValueError,
+            r"sample_contexts needs a stochastic context law, not a sequence\.")
+
+
+def test_stability_check_against_the_best_rate_of_the_sequence():
+    seq = np.array([[0.5, 0.0], [1.0, 1.0], [-1.0, 0.2]])
+    best = max(max(_mu(float(x @ th)) for th in THETAS) for x in seq)
+    stable = ContextualQueueEnv(THETAS, best - 1e-9, context_sequence=seq)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert stable.check_stability() == pytest.approx(best, rel=1e-14)
+    edge = ContextualQueueEnv(THETAS, best, context_sequence=seq)
+    with pytest.warns(UnstableQueueWarning, match="not below the best service rate"):
+        assert edge.check_stability() == pytest.approx(best, rel=1e-14)
+
+
+def test_min_eigenvalue_of_a_sequence_is_exact():
+    seq = np.array([[1.0, 0.0], [0.0, 2.0], [1.0, 1.0]])
+    expected = float(np.linalg.eigvalsh(seq.T @ seq / 3)[0])
+    env = ContextualQueueEnv(np.zeros((1, 2)), 0.3, context_sequence=seq)
+    assert env.context_min_eigenvalue() == pytest.approx(expected, rel=1e-14)
+    _raises(lambda: env.context_min_eigenvalue(1), ValueError, r"n_samples must be in \[2, inf\].*")
+
+
+def test_slack_sequence_message_names_the_first_bad_row():
+    seq = np.array([[3.0, 3.0], [0.0, 0.0], [-3.0, -3.0]])
+    env = ContextualQueueEnv(np.array([[1.0, 1.0]]), 0.5, slack=0.2, context_sequence=seq)
+    _raises(lambda: env.sample_randomness(3), ValueError,
+            r"context_sequence violates the slack assumption: row 1 has best service rate "
+            r"0\.5 < arrival_rate \+ slack = 0\.7\.")
+
+
+def test_validation_boundaries():
+    # arrival rates 0 and 1 are valid without slack; slack must keep lambda + eps < 1
+    for lam in (0.0, 1.0):
+        ContextualQueueEnv(THETAS, lam).sample_randomness(3, random_state=0)
+    _raises(lambda: ContextualQueueEnv(THETAS, 0.6, slack=0.4).sample_randomness(3),
+            ValueError, r"arrival_rate \+ slack must be below 1 .*got 0\.6 \+ 0\.4 = 1\.0\.")
+    _raises(lambda: ContextualQueueEnv(THETAS, 0.6, slack=1.0).sample_randomness(3),
+            ValueError, r"slack must be in \(0, 1\).*")
+    ContextualQueueEnv(THETAS, 0.5, max_attempts=1).sample_randomness(3, random_state=0)
+    env = ContextualQueueEnv(THETAS, 0.5).reset(horizon=1)
+    assert env.t == 1 and env.queue_length == 0
+    _raises(lambda: ContextualQueueEnv(THETAS, 0.5).reset(
+        randomness=_randomness(5, 0).__class__(np.ones(2, bool), np.zeros((2, 3)), np.ones(2))),
+        ValueError, r"randomness was drawn for another feature dimension\.")
+
+
+def test_make_queueing_instance_draws_an_acceptable_instance():
+    env = make_queueing_instance(n_servers=3, n_features=4, arrival_rate=0.6, slack=0.1,
+                                 min_acceptance=0.05, random_state=0)
+    assert env.thetas.shape == (3, 4)
+    assert np.all(np.abs(env.thetas) <= 1)
+    probe = np.random.default_rng(9).uniform(-1, 1, (20_000, 4))
+    acc = np.mean(env.service_rates(probe).max(axis=1) >= 0.7)
+    assert acc >= 0.05 - 5 * math.sqrt(0.05 * 0.95 / 20_000) - 0.02
+    one = make_queueing_instance(n_servers=1, n_features=1, max_tries=1, min_acceptance=0.0,
+                                 random_state=1)
+    assert one.thetas.shape == (1, 1)
+    _raises(lambda: make_queueing_instance(arrival_rate=0.85, slack=0.1, min_acceptance=1.0,
+                                           max_tries=2, random_state=0),
+            ValueError, r"no parameter draw in 2 tries gave an acceptance rate >= 1\.0; "
+                        r"lower arrival_rate or slack\.")
+    _raises(lambda: make_queueing_instance(max_tries=0), ValueError,
+            r"max_tries must be in \[1, inf\].*")
+    _raises(lambda: make_queueing_instance(n_features=0), ValueError,
+            r"n_features must be in \[1, inf\].*")
