@@ -569,7 +569,7 @@ class MinimaxDecisionRule(_DecisionRule):
         return q, pi
 
     def predict_proba(self, X):
-        """Minimax mixed action ``pi(. | v)`` at each forecast.
+        """Minimax mixed action ``pi(a | v)`` at each forecast.
 
         At calibration forecasts this is the policy read from the joint LP's
         duals; at other forecasts the duals of the pointwise problem with the

@@ -55,7 +55,7 @@ def _check_utility(utility_matrix, utility_offset, d=None):
 
 
 def value_function(p, utility_matrix, utility_offset=None):
-    """``val(p) = max_a U[a] . p + c[a]`` for each row of ``p``.
+    """Value function ``val(p) = max_a (U[a] p + c[a])`` at each row of ``p``.
 
     Parameters
     ----------
@@ -82,7 +82,7 @@ def value_function(p, utility_matrix, utility_offset=None):
 
 
 def best_response(p, utility_matrix, utility_offset=None):
-    """Plug-in action ``argmax_a U[a] . p + c[a]``, ties to the smallest index.
+    """Plug-in action ``argmax_a (U[a] p + c[a])``, ties to the smallest index.
 
     Parameters
     ----------
