@@ -35,7 +35,9 @@ def main(argv=None) -> int:
     --------
     >>> from statlearn.cli import main
     >>> main(["list"])  # doctest: +ELLIPSIS
-    conformal-coverage ...
+    ...
+    conformal-coverage       Finite-sample coverage of split conformal
+    ...
     0
     """
     args = _parser().parse_args(argv)
