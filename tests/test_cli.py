@@ -69,3 +69,82 @@ def test_reproduce_bad_arguments(argv, capsys, tmp_path):
 def test_unknown_backend_is_an_argparse_error(capsys):
     with pytest.raises(SystemExit):
         main(["reproduce", "doc-tiny", "--backend", "spark"])
+
+
+def test_version_flag(capsys):
+    import statlearn
+
+    with pytest.raises(SystemExit) as exc:
+        main(["--version"])
+    assert exc.value.code == 0
+    assert capsys.readouterr().out.strip() == f"statlearn {statlearn.__version__}"
+
+
+def test_no_arguments_prints_help_with_examples(capsys):
+    assert main([]) == 0
+    out = capsys.readouterr().out
+    assert "usage: statlearn" in out and "examples:" in out and "statlearn reproduce" in out
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["reproduce", "doc-tiny", "doc-tiny"], "named twice"),
+    (["reproduce", "doc-tiny", "--n-jobs", "0"], "--n-jobs"),
+    (["reproduce", "doc-tiny", "--n-jobs", "-3"], "--n-jobs"),
+    (["reproduce", "doc-tiny", "--store", "x.sqlite", "--no-store"], "--no-store"),
+])
+def test_bad_arguments_refused_before_any_work(argv, message, capsys, tmp_path, monkeypatch):
+    import statlearn.studies as studies
+
+    def _fail(*a, **k):  # pragma: no cover - reached only if the check is missing
+        raise AssertionError("work started before the arguments were checked")
+
+    monkeypatch.setattr(studies, "run_studies", _fail)
+    assert main(argv + ["--out", str(tmp_path / "o")]) == 2
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "o").exists()
+
+
+def test_out_that_is_a_file_is_refused(tmp_path, capsys):
+    f = tmp_path / "file.txt"
+    f.write_text("x")
+    assert main(["reproduce", "doc-tiny", "--quick", "--out", str(f)]) == 2
+    assert "--out" in capsys.readouterr().err
+
+
+def test_default_store_under_out_and_ctrl_c_keeps_finished_work(tmp_path, capsys,
+                                                                  monkeypatch):
+    import statlearn.simulation._runner as runner
+
+    out = tmp_path / "out"
+    assert main(["reproduce", "doc-tiny", "--quick", "--out", str(out), "--no-progress"]) == 0
+    (store,) = out.glob("runs-quick-seed0-*.sqlite")
+    assert store.stat().st_size > 0
+    first = pd.read_csv(out / "doc-tiny" / "summary.csv")
+
+    # An interrupt in the middle of a run: clean exit 130, and a message saying how to resume.
+    real = runner.run_study
+
+    def _interrupt(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("statlearn.studies._registry.run_study", _interrupt)
+    assert main(["reproduce", "doc-tiny", "--quick", "--out", str(out)]) == 130
+    err = capsys.readouterr().err
+    assert "interrupted" in err and str(store) in err and "resume" in err
+    assert "Traceback" not in err
+    monkeypatch.setattr("statlearn.studies._registry.run_study", real)
+    # Resuming from the default store gives the same table.
+    assert main(["reproduce", "doc-tiny", "--quick", "--out", str(out)]) == 0
+    pd.testing.assert_frame_equal(first, pd.read_csv(out / "doc-tiny" / "summary.csv"))
+
+
+def test_default_store_changes_with_the_source(monkeypatch, tmp_path):
+    from statlearn import cli
+
+    a = cli._code_fingerprint()
+    assert a == cli._code_fingerprint() and len(a) == 10
+    monkeypatch.setattr(cli, "__file__", str(tmp_path / "cli.py"))
+    (tmp_path / "m.py").write_text("x = 1\n")
+    b = cli._code_fingerprint()
+    (tmp_path / "m.py").write_text("x = 2\n")
+    assert b != a and cli._code_fingerprint() != b
