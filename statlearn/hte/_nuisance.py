@@ -59,14 +59,19 @@ def _fit_plugin_once(X_tr, a_tr, y_tr, X_te, propensity_model, outcome_model):
             np.asarray(e, dtype=float).reshape(-1))
 
 
-def fit_plugin(X, a, y, propensity_model, outcome_model, cross_fit, random_state):
-    """Plug-in nuisances at every unit; cross-fitted when ``cross_fit`` is an int."""
+def fit_plugin(X, a, y, propensity_model, outcome_model, cross_fit, random_state, n_jobs=None):
+    """Plug-in nuisances at every unit; cross-fitted (folds in parallel) when ``cross_fit``."""
     if cross_fit is None:
         return _fit_plugin_once(X, a, y, X, propensity_model, outcome_model)
+    from sklearn.utils.parallel import Parallel, delayed
+
+    folds = stratified_folds(a, cross_fit, random_state)
+    fits = Parallel(n_jobs=n_jobs)(
+        delayed(_fit_plugin_once)(X[train], a[train], y[train], X[test], propensity_model,
+                                  outcome_model) for train, test in folds)
     mu0, mu1, e = np.empty(a.size), np.empty(a.size), np.empty(a.size)
-    for train, test in stratified_folds(a, cross_fit, random_state):
-        mu0[test], mu1[test], e[test] = _fit_plugin_once(
-            X[train], a[train], y[train], X[test], propensity_model, outcome_model)
+    for (_, test), (m0, m1, ee) in zip(folds, fits, strict=True):
+        mu0[test], mu1[test], e[test] = m0, m1, ee
     return mu0, mu1, e
 
 
