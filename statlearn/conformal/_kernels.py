@@ -46,6 +46,13 @@ PARALLEL_MIN_SIZE = 1 << 16
 
 
 @jit(cache=True)
+def _dg(a, b, lam, k0):
+    """``g_b - g_a`` for ``g_j = 1{j > k0} + lam j`` (``a < b``)."""
+    step = 1.0 if (b > k0 and a <= k0) else 0.0
+    return step + lam * (b - a)
+
+
+@jit(cache=True)
 def socop_rank_scores(p_sorted, lam, k0, suffix, vert, out):
     """SOCOP scores by rank for one vector sorted in decreasing order.
 
@@ -80,13 +87,12 @@ def socop_rank_scores(p_sorted, lam, k0, suffix, vert, out):
     h = 0
     vert[0] = 0
     for c in range(1, support + 1):
-        gc = (1.0 if c > k0 else 0.0) + lam * c
         while h >= 1:
             b = vert[h]
             a = vert[h - 1]
-            ga = (1.0 if a > k0 else 0.0) + lam * a
-            gb = (1.0 if b > k0 else 0.0) + lam * b
-            if (gb - ga) * (suffix[a] - suffix[c]) >= (gc - ga) * (suffix[a] - suffix[b]):
+            # differences of g formed directly: no cancellation of the 1 against lam
+            if _dg(a, b, lam, k0) * (suffix[a] - suffix[c]) >= \
+                    _dg(a, c, lam, k0) * (suffix[a] - suffix[b]):
                 h -= 1
             else:
                 break
@@ -95,9 +101,7 @@ def socop_rank_scores(p_sorted, lam, k0, suffix, vert, out):
     for i in range(1, h + 1):
         a = vert[i - 1]
         b = vert[i]
-        ga = (1.0 if a > k0 else 0.0) + lam * a
-        gb = (1.0 if b > k0 else 0.0) + lam * b
-        eta = (gb - ga) / (suffix[a] - suffix[b])
+        eta = _dg(a, b, lam, k0) / (suffix[a] - suffix[b])
         for j in range(a, b):
             out[j] = eta
     for j in range(support, K):
@@ -432,85 +436,139 @@ def _key_gt(v, i, w, j):
 
 
 @jit(cache=True)
-def _aps_set_row_select(p_row, u, randomized, lam_reg, k_reg, q, vals, idx, dest):
-    """APS/RAPS set for one threshold ``q`` without a full sort.
+def _aps_set_row_select(p_row, u, randomized, lam_reg, k_reg, q, cnt, mass, vals, idx, dest):
+    """APS/RAPS set for one threshold ``q`` without sorting the row.
 
-    The score grows with the rank, so the set is the top ``L`` labels; ``L``
-    is found by quickselect-style partitioning around pivots (expected O(K)):
-    a pivot whose score (with the mass of everything ranked above it) passes
-    the threshold brings in all labels above it.
+    The score grows with the rank, so the set is the top ``L`` labels. The
+    probabilities are bucketed by value (``B = len(cnt)`` equal buckets on
+    ``[0, max p]``); walking the buckets from the top with the mass and count
+    above, a bucket is wholly in the set when even its last label passes, wholly
+    out (with everything below) when its first label fails, and otherwise holds
+    the boundary: only that bucket's labels are sorted and walked exactly.
+    Expected O(K) per row.
     """
     K = p_row.shape[0]
+    B = cnt.shape[0]
+    pmax = 0.0
     for i in range(K):
-        vals[i] = p_row[i]
-        idx[i] = i
-        dest[i] = False
-    lo = 0
-    hi = K
+        if p_row[i] > pmax:
+            pmax = p_row[i]
+    scale = B / pmax
+    for b in range(B):
+        cnt[b] = 0
+        mass[b] = 0.0
+    for i in range(K):
+        b = int(p_row[i] * scale)
+        if b >= B:
+            b = B - 1
+        cnt[b] += 1
+        mass[b] += p_row[i]
     above_mass = 0.0
     above_cnt = 0
-    while lo < hi:
-        # median of three (by rank) as the pivot, moved to hi - 1
-        a, b, c = lo, (lo + hi) >> 1, hi - 1
-        if _key_gt(vals[b], idx[b], vals[a], idx[a]):
-            a, b = b, a
-        if _key_gt(vals[c], idx[c], vals[b], idx[b]):
-            b, c = c, b
-            if _key_gt(vals[b], idx[b], vals[a], idx[a]):
-                a, b = b, a
-        piv = b
-        vals[piv], vals[hi - 1] = vals[hi - 1], vals[piv]
-        idx[piv], idx[hi - 1] = idx[hi - 1], idx[piv]
-        pv = vals[hi - 1]
-        pi = idx[hi - 1]
-        store = lo
-        mass_h = 0.0
-        for t in range(lo, hi - 1):
-            if _key_gt(vals[t], idx[t], pv, pi):
-                vals[t], vals[store] = vals[store], vals[t]
-                idx[t], idx[store] = idx[store], idx[t]
-                mass_h += vals[store]
-                store += 1
-        vals[store], vals[hi - 1] = vals[hi - 1], vals[store]
-        idx[store], idx[hi - 1] = idx[hi - 1], idx[store]
-        rank = above_cnt + (store - lo) + 1
-        before = above_mass + mass_h
+    cut = B - 1  # buckets above ``cut`` are in the set
+    part = -1  # the bucket that holds the boundary, if any
+    for b in range(B - 1, -1, -1):
+        c = cnt[b]
+        if c == 0:
+            continue
+        lo_val = (b / scale) * (1.0 - 1e-12)  # at most the bucket's smallest value
+        r_first = above_cnt + 1
+        r_last = above_cnt + c
         if randomized:
-            excess = float(rank - k_reg)
-            sc = before + u * pv
-            if lam_reg > 0 and excess > 0:
-                sc = sc + lam_reg * excess
+            ex = float(r_first - k_reg)
+            first_low = above_mass + u * lo_val
+            if lam_reg > 0 and ex > 0:
+                first_low += lam_reg * ex
+            ex = float(r_last - k_reg)
+            last_high = above_mass + mass[b]
+            if lam_reg > 0 and ex > 0:
+                last_high += lam_reg * ex
+            all_in = last_high <= q
+            all_out = first_low > q
+        else:
+            ex = float(r_first - 1 - k_reg)
+            first_prev = above_mass
+            if lam_reg > 0 and ex > 0:
+                first_prev += lam_reg * ex
+            ex = float(r_last - 1 - k_reg)
+            last_prev = above_mass + mass[b]
+            if lam_reg > 0 and ex > 0:
+                last_prev += lam_reg * ex
+            all_in = last_prev < q
+            all_out = r_first > 1 and first_prev >= q
+        if all_in:
+            above_mass += mass[b]
+            above_cnt += c
+            cut = b - 1
+            continue
+        if not all_out:
+            part = b
+        break
+    m = 0
+    for i in range(K):
+        b = int(p_row[i] * scale)
+        if b >= B:
+            b = B - 1
+        dest[i] = b > cut
+        if b == part:
+            vals[m] = p_row[i]
+            idx[m] = i
+            m += 1
+    if part < 0:
+        return
+    # the boundary bucket: its labels in rank order (decreasing p, then index)
+    for t in range(1, m):
+        v = vals[t]
+        ix = idx[t]
+        j = t
+        while j > 0 and (vals[j - 1] < v or (vals[j - 1] == v and idx[j - 1] > ix)):
+            vals[j] = vals[j - 1]
+            idx[j] = idx[j - 1]
+            j -= 1
+        vals[j] = v
+        idx[j] = ix
+    cum = above_mass
+    for t in range(m):
+        rank = above_cnt + t + 1
+        pv = vals[t]
+        if randomized:
+            ex = float(rank - k_reg)
+            sc = cum + u * pv
+            if lam_reg > 0 and ex > 0:
+                sc += lam_reg * ex
             inside = sc <= q
         elif rank == 1:
             inside = True
         else:
-            excess = float(rank - 1 - k_reg)
-            e_prev = before
-            if lam_reg > 0 and excess > 0:
-                e_prev = e_prev + lam_reg * excess
+            ex = float(rank - 1 - k_reg)
+            e_prev = cum
+            if lam_reg > 0 and ex > 0:
+                e_prev += lam_reg * ex
             inside = e_prev < q
-        if inside:
-            for t in range(lo, store + 1):
-                dest[idx[t]] = True
-            above_mass = before + pv
-            above_cnt = rank
-            lo = store + 1
-        else:
-            hi = store
+        if not inside:
+            break
+        dest[idx[t]] = True
+        cum += pv
+
+
+_N_BUCKETS_MAX = 4096
 
 
 @jit(parallel=True, cache=True)
 def aps_sets_threshold_kernel(proba, u, randomized, lam_reg, k_reg, q):
-    """APS/RAPS sets for one threshold ``q`` by partitioning (no sort), rows in parallel."""
+    """APS/RAPS sets for one threshold ``q`` by value buckets (no sort), rows in parallel."""
     n, K = proba.shape
     sets = np.empty(proba.shape, dtype=np.bool_)
     step = (n + _N_CHUNKS - 1) // _N_CHUNKS
+    nb = min(K, _N_BUCKETS_MAX)
     for c in prange(_N_CHUNKS):
+        cnt = np.empty(nb, dtype=np.int64)
+        mass = np.empty(nb)
         vals = np.empty(K)
         idx = np.empty(K, dtype=np.int64)
         for i in range(c * step, min(n, (c + 1) * step)):
-            _aps_set_row_select(proba[i], u[i], randomized, lam_reg, k_reg, q, vals, idx,
-                                sets[i])
+            _aps_set_row_select(proba[i], u[i], randomized, lam_reg, k_reg, q, cnt, mass,
+                                vals, idx, sets[i])
     return sets
 
 
@@ -519,10 +577,14 @@ def aps_sets_threshold_kernel_serial(proba, u, randomized, lam_reg, k_reg, q):
     """Serial twin of :func:`aps_sets_threshold_kernel`."""
     n, K = proba.shape
     sets = np.empty(proba.shape, dtype=np.bool_)
+    nb = min(K, _N_BUCKETS_MAX)
+    cnt = np.empty(nb, dtype=np.int64)
+    mass = np.empty(nb)
     vals = np.empty(K)
     idx = np.empty(K, dtype=np.int64)
     for i in range(n):
-        _aps_set_row_select(proba[i], u[i], randomized, lam_reg, k_reg, q, vals, idx, sets[i])
+        _aps_set_row_select(proba[i], u[i], randomized, lam_reg, k_reg, q, cnt, mass, vals,
+                            idx, sets[i])
     return sets
 
 
