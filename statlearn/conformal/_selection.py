@@ -280,7 +280,9 @@ class SelectionResult:
     pairs : ndarray of int, shape (n_pairs, 2)
         Selected ``(unit, condition)`` pairs.
     pvalues : ndarray of shape (m, K)
-        Conformal p-values of every (unit, condition) hypothesis.
+        Conformal p-values of every (unit, condition) hypothesis (for the
+        set-operation baselines, the largest of a condition's per-boundary
+        p-values; for ``"ind"``, the p-values of the indicator, ``K = 1``).
     threshold : float
         BH cut ``q l* / N`` on the pooled p-values (``0.0`` if nothing was
         selected). For the set-operation baselines, the smallest cut used.
