@@ -6,12 +6,12 @@ the p-values of all ``m K`` (unit, condition) hypotheses followed by one BH:
 * ``statlearn``: :func:`statlearn.conformal.conformal_pvalues` (one sort of
   the calibration scores, two binary searches per test score in a parallel
   Numba kernel, ``O((n + m) log n)`` per condition) and
-  :func:`statlearn.conformal.bh_select` (SciPy's ``false_discovery_control``);
+  :func:`statlearn.conformal.bh_select` (one sort of the pooled p-values);
   also the whole :func:`statlearn.conformal.mccs` call (scores, validation,
   uniforms, result object);
 * ``pairwise``: the direct ``O(n m)`` count of calibration scores below and
   equal to each test score, vectorised with NumPy broadcasting in blocks of
-  test points, then SciPy's BH;
+  test points, then SciPy's BH (``false_discovery_control``);
 * ``loop+pandas``: the approach of the public cfBH reference code: a Python
   loop over test points, each counting with a vectorised comparison against
   all calibration scores, then BH by sorting a pandas frame and scanning the
@@ -126,6 +126,8 @@ def run(n, m, K, repeat, slice_m):
         t_mccs, res = best_time(lambda: mccs(mu_cal, y_cal, mu_test, conditions, q=Q, u=u),
                                 repeat)
     np.testing.assert_array_equal(res.pvalues, p)
+    scipy_sel = false_discovery_control(p.ravel(), method="bh").reshape(p.shape) <= Q
+    np.testing.assert_array_equal(sel, scipy_sel)
     ms = min(m, slice_m)
     sub_test = [t[:ms] for t in test_list]
     t_pair, (_, p_pair) = best_time(lambda: pairwise_pvalues(cal_list, sub_test, u[:ms]), 1)
