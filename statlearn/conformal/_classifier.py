@@ -145,12 +145,15 @@ class SplitConformalClassifier(ClassifierMixin, BaseEstimator):
         ``lambda_R``; ignored by the other scores. ``"auto"`` picks it on the
         tuning split: for SOCOP the Kneedle knee of the (mean size,
         P(size > k0)) curve over ``lam_grid`` (fallback: the point nearest the
-        origin of the normalised curve); for RAPS the grid value with the
-        smallest mean set size.
+        origin of the normalised curve; a warning when the curve is flat or
+        too coarse, or when ``lam = 0`` is chosen, see :func:`select_lambda`);
+        for RAPS the grid value with the smallest mean set size.
     lam_grid : sequence of float, optional
-        Candidates for ``lam="auto"``. Defaults: SOCOP
-        ``(0, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5)``, RAPS
-        ``(0.001, 0.01, 0.1, 0.2, 0.5)``.
+        Candidates for ``lam="auto"``. Defaults: SOCOP, a grid scaled to the
+        data, ``0`` and ``m / s_ref`` for ``m`` geometric in ``[1e-3, 10]``
+        with ``s_ref`` the mean LAC set size on the tuning split
+        (:func:`scaled_lam_grid`), so that it suits ten or a thousand classes
+        alike; RAPS ``(0.001, 0.01, 0.1, 0.2, 0.5)``.
     k0 : int, default=1
         SOCOP penalises sets larger than ``k0`` (1: singletons are the goal).
     k_reg : int or "auto", default="auto"
