@@ -5,6 +5,7 @@ in?" from query access to a graph, after a preprocessing step whose memory
 is set by a batch size (Shen, Zhu, Peng, Huang, ICLR 2026).
 """
 
+from ._fast import OracleQueryResult
 from ._graph import lazy_walk_distribution
 from ._oracle import OracleConstructionError, SpectralClusteringOracle
 from ._tester import ClusterCountTestResult, test_one_vs_two_clusters
@@ -13,6 +14,7 @@ from ._walks import estimate_collision_probabilities
 __all__ = [
     "ClusterCountTestResult",
     "OracleConstructionError",
+    "OracleQueryResult",
     "SpectralClusteringOracle",
     "estimate_collision_probabilities",
     "lazy_walk_distribution",

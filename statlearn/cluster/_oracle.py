@@ -11,11 +11,12 @@ import numpy as np
 
 from statlearn.utils import check_int, check_option, spawn_seeds
 
+from ._fast import LandmarkIndex, OracleQueryResult, certify_look, vertex_walks
 from ._graph import as_graph_access
 from ._params import ParamsMixin, memory_layout, resolve
 from ._walks import BACKENDS, _vertices, base_words, median_estimates
 
-__all__ = ["OracleConstructionError", "SpectralClusteringOracle"]
+__all__ = ["OracleConstructionError", "OracleQueryResult", "SpectralClusteringOracle"]
 
 _EIG_TOL = 1e-8
 _PHASES = ("landmarks", "walk_length", "gram", "clusters", "queries")
@@ -103,10 +104,22 @@ class SpectralClusteringOracle(ParamsMixin):
     max_degree : int or None
         ``d`` of the ``d``-bounded convention (vertex ``v`` gets
         ``d - deg(v)`` self-loops); default the largest degree.
-    mode : {"batched", "prior"}, default="batched"
-        ``"prior"`` reproduces the earlier oracles (Gluch et al. 2021; Shen
-        & Peng 2023): every estimate stores all ``n_walks`` endpoints of both
-        walk sets (memory ``2 R``).
+    mode : {"batched", "prior", "fast"}, default="batched"
+        ``"batched"`` is the paper's low-memory oracle. ``"prior"``
+        reproduces the earlier oracles (Gluch et al. 2021; Shen & Peng
+        2023): every estimate stores all ``n_walks`` endpoints of both walk
+        sets (memory ``2 R``). ``"fast"`` draws each landmark's walks once at
+        build time and keeps their endpoints (memory about ``s R`` words,
+        ``R = 8 sqrt(n / k)`` by default); a query draws ``R`` walks once and
+        compares them with every landmark (see Notes). ``batch_size``,
+        ``memory_budget`` and ``n_repeats`` do not apply to it.
+    error_rate : float in (0, 1) or None, default=None
+        Fast mode only: answer queries sequentially. Each vertex starts with
+        ``n_walks_`` walks and doubles them until its label is certified at
+        this error probability or ``max_query_walks_`` is reached (see
+        Notes). ``None``: a fixed ``n_walks_`` walks per query.
+    max_query_walks : int or None
+        Cap of the sequential queries; default ``32 * n_walks_``.
     outlier_label : int, default=-1
         Label of vertices close to no cluster.
     max_retries : int, default=0
@@ -161,6 +174,11 @@ class SpectralClusteringOracle(ParamsMixin):
         Words a query needs on top of ``D``.
     n_attempts_ : int
         Constructions tried (``1 + retries used``).
+    index_words_ : int
+        Fast mode: words of the stored landmark endpoints (inverted index) and
+        the per-endpoint cluster scores, the long-lived part of ``D``.
+    max_query_walks_ : int
+        Fast mode: cap of the sequential queries.
 
     Notes
     -----
@@ -197,6 +215,46 @@ class SpectralClusteringOracle(ParamsMixin):
     ratio of at least 2 was seen; the Gram matrix is then estimated again at
     the chosen ``t`` with all repeats (memory stays ``s**2``).
 
+    *Fast mode.* Each landmark ``j`` keeps the endpoints of ``R`` walks (set
+    ``A_j``) in an inverted index (vertex -> counts per landmark). The Gram
+    entry ``G_ij`` counts collisions of ``A_i`` with ``A_j``; the diagonal
+    compares ``A_i`` with a second, independent set ``B_i`` (discarded after
+    the build), so every entry is an unbiased estimate with one batch of
+    ``R`` walks per side: the estimator of the batched mode with ``b = R``, in
+    distribution (spec P1, P2, P7). A query draws its ``R`` walks once; each
+    endpoint is looked up once and adds its counts to all ``s`` landmarks.
+    Query walks are keyed by the vertex only, so a vertex gets the same answer
+    in any batch; :meth:`predict` runs all asked vertices through one walk
+    call and one look-up. The label is the cluster whose landmarks have the
+    largest *mean* estimated dot product with the vertex (the batched mode
+    takes the maximum over landmarks); outliers are vertices whose best mean
+    is below ``threshold_``. Landmark walks are not redrawn per query and
+    there is no median over repeats, which is where the batched mode spends
+    its time; memory grows to about ``s R`` words instead of ``b``. For
+    ``walk_length="auto"`` all candidates come from the same walks (their
+    positions after each candidate number of steps), and the candidate with
+    the largest eigen-gap ratio is kept. Construction fails with a diagnostic
+    (eigenvalues near ``k``, the gap ratio, the component sizes of the
+    similarity graph and the walk steps spent) after a fixed number of steps,
+    ``s 2R max(t) + s' R t``: there are no hidden retries.
+
+    *Sequential queries (``error_rate``).* Given the built ``D``, a query
+    walk ending at ``v`` yields the score vector ``h(v)`` (``k`` values, its
+    contribution to every cluster's mean dot product); the walks are i.i.d.,
+    so cluster scores are means of i.i.d. bounded samples, with ranges known
+    from ``D``. After each doubling round ``r``, the best cluster is
+    certified when, for every other cluster, the empirical Bernstein lower
+    bound (Maurer and Pontil 2009) on the mean score difference is positive,
+    and (unless ``force``) the best score is certified above or below
+    ``threshold_``; every comparison gets error budget
+    ``6 delta / (pi**2 r**2 (k (k - 1) + 2))``. By the union bound over rounds
+    and comparisons, *with probability at least 1 - error_rate a certified
+    label equals the label this oracle gives with infinitely many query
+    walks* (the exact mean scores). The guarantee covers the query's Monte
+    Carlo error only, not whether ``D`` itself separates the clusters (that
+    is the construction's job). Uncertified answers (cap reached) are
+    reported by :meth:`query`.
+
     *Resolved ambiguities.* Theory needs ``epsilon / phi**2`` very small (about
     ``1e-5``); this is documented, never enforced. A query close to no
     cluster gets ``outlier_label`` (``predict(..., force=True)`` returns the
@@ -221,6 +279,8 @@ class SpectralClusteringOracle(ParamsMixin):
        improved preprocessing time. NeurIPS 2023 (arXiv:2310.17878).
     .. [3] G. Gluch, M. Kapralov, S. Lattanzi, A. Mousavifar, C. Sohler.
        Spectral clustering oracles in sublinear time. SODA 2021.
+    .. [4] A. Maurer, M. Pontil. Empirical Bernstein bounds and sample
+       variance penalization. COLT 2009.
 
     Examples
     --------
@@ -233,14 +293,18 @@ class SpectralClusteringOracle(ParamsMixin):
     True
     >>> oracle.peak_memory_words_ < 10_000
     True
+    >>> fast = SpectralClusteringOracle(2, mode="fast", error_rate=0.01, random_state=0).fit(A)
+    >>> res = fast.query([0, 1, 400])
+    >>> res.labels[0] == res.labels[1] != res.labels[2], bool(res.certified.all())
+    (np.True_, True)
     """
 
     def __init__(self, n_clusters=2, *, walk_length="auto", walk_length_candidates=None,
                  batch_size=None, memory_budget=None, n_walks=None, n_landmarks=None,
                  n_cluster_landmarks=None, n_repeats=None, threshold=None,
                  threshold_scale=0.5, balance=1.0, max_degree=None, mode="batched",
-                 outlier_label=-1, max_retries=0, symmetrize=False, backend="numba",
-                 n_jobs=None, random_state=None):
+                 error_rate=None, max_query_walks=None, outlier_label=-1, max_retries=0,
+                 symmetrize=False, backend="numba", n_jobs=None, random_state=None):
         self.n_clusters = n_clusters
         self.walk_length = walk_length
         self.walk_length_candidates = walk_length_candidates
@@ -255,6 +319,8 @@ class SpectralClusteringOracle(ParamsMixin):
         self.balance = balance
         self.max_degree = max_degree
         self.mode = mode
+        self.error_rate = error_rate
+        self.max_query_walks = max_query_walks
         self.outlier_label = outlier_label
         self.max_retries = max_retries
         self.symmetrize = symmetrize
@@ -291,7 +357,15 @@ class SpectralClusteringOracle(ParamsMixin):
                          "landmarks of positive degree.")
 
     def _validate(self):
-        check_option(self.mode, "mode", ["batched", "prior"])
+        check_option(self.mode, "mode", ["batched", "prior", "fast"])
+        if self.error_rate is not None:
+            er = self.error_rate
+            if isinstance(er, bool) or not isinstance(er, numbers.Real):
+                raise TypeError(f"error_rate must be a real in (0, 1) or None, got {er!r}.")
+            if not 0 < er < 1:
+                raise ValueError(f"error_rate must be a real in (0, 1) or None, got {er!r}.")
+        if self.max_query_walks is not None:
+            check_int(self.max_query_walks, "max_query_walks", low=2)
         check_option(self.backend, "backend", list(BACKENDS))
         if isinstance(self.outlier_label, bool) or not isinstance(self.outlier_label,
                                                                   numbers.Integral):
@@ -382,13 +456,17 @@ class SpectralClusteringOracle(ParamsMixin):
         self.peak_memory_words_ = max(with_walks + p.buffer_words, without)
         self.query_memory_words_ = p.s + p.sc + p.reps + p.buffer_words + 2
         if self.walk_length != "auto":
-            self.walk_steps_per_query_ = int(p.reps * p.s * 2 * p.n_walks * self.walk_length)
+            per = p.n_walks if p.fast else p.reps * p.s * 2 * p.n_walks
+            self.walk_steps_per_query_ = int(per * self.walk_length)
         root = spawn_seeds(self.random_state, self.max_retries + 1)
         last_error = None
         for attempt, seed in enumerate(root):
             self.n_attempts_ = attempt + 1
             try:
-                self._construct(seed, cands)
+                if p.fast:
+                    self._construct_fast(seed, cands)
+                else:
+                    self._construct(seed, cands)
                 return self
             except OracleConstructionError as exc:
                 last_error = exc
@@ -449,6 +527,179 @@ class SpectralClusteringOracle(ParamsMixin):
                 f"the similarity graph on {p.sc} cluster landmarks has {n_comp} connected "
                 f"components, expected n_clusters={p.k}{hint}.")
 
+    def _construct_fast(self, seed, cands):
+        """Fast mode: every landmark's walks are drawn once and kept in an inverted index."""
+        g, p = self._g, self._p
+        seeds = dict(zip(_PHASES, seed.spawn(len(_PHASES))))
+        rng = np.random.default_rng(seeds["landmarks"])
+        landmarks = self._sample_landmarks(rng, p.s)
+        cluster_landmarks = self._sample_landmarks(rng, p.sc)
+        self.landmarks_ = landmarks
+        self.cluster_landmarks_ = cluster_landmarks
+        ts = list(cands) if cands else [int(self.walk_length)]
+        base = base_words(seeds["gram"])
+        r = p.n_walks
+        # set A (kept) and set B (only for the Gram diagonal): walk ids 2w and 2w + 1
+        ends = vertex_walks(g, landmarks, base, 0, 2 * r, ts, tags=np.arange(p.s),
+                            backend=self.backend, n_jobs=self.n_jobs).reshape(len(ts), p.s, r, 2)
+        steps = p.s * 2 * r * max(ts)
+        scores, best = {}, None
+        for ci, t in enumerate(ts):
+            index = LandmarkIndex(ends[ci, :, :, 0], r)
+            G = index.gram_counts(ends[ci, :, :, 1]) / float(r * r)
+            vals, vecs = np.linalg.eigh(g.n / p.s * G)
+            vals, vecs = vals[::-1], vecs[:, ::-1]
+            scores[t] = _gap_ratio(vals, p.k)
+            if best is None or scores[t] > scores[best[0]]:
+                best = (t, index, vals, vecs)
+        t, index, vals, vecs = best
+        held = ends.size  # endpoints held while the Gram matrices are formed
+        del ends
+        self.walk_length_ = t
+        self.walk_length_scores_ = scores if cands else {}
+        self.gram_eigenvalues_ = vals
+        self.eigengap_ = _gap_ratio(vals, p.k)
+        diag = (f"eigenvalues of (n/s) G near k: {np.round(vals[:p.k + 2], 4).tolist()}, "
+                f"gap sigma_k/sigma_(k+1) = {self.eigengap_:.3g}")
+        if not vals[0] > 0 or vals[p.k - 1] <= _EIG_TOL * vals[0]:
+            raise _refusal(f"the {p.k}-th eigenvalue of the landmark Gram matrix is not "
+                           f"positive at walk length {t}: no cluster structure at "
+                           f"n_clusters={p.k} ({diag}; {steps} walk steps spent).", vals,
+                           None, steps)
+        if self.eigengap_ < 2:
+            warnings.warn(f"small eigen-gap sigma_k/sigma_(k+1) = {self.eigengap_:.3g} < 2 in "
+                          "the landmark Gram matrix: Psi is ill-conditioned; check n_clusters "
+                          "and walk_length.", UserWarning, stacklevel=3)
+        wk = vecs[:, :p.k]
+        self.psi_ = (g.n / p.s) * (wk / vals[:p.k] ** 2) @ wk.T
+        # cluster landmarks: fresh walks against the stored landmark walks
+        cend = vertex_walks(g, cluster_landmarks, base_words(seeds["clusters"]), 0, r, [t],
+                            tags=np.arange(p.sc), backend=self.backend, n_jobs=self.n_jobs)[0]
+        steps += p.sc * r * t
+        alpha = index.collision_counts(cend) / float(r * r)
+        self._alpha_cluster = alpha
+        self._index = index
+        labels, n_comp = _similarity_components(alpha, self.psi_, p.threshold)
+        self.landmark_labels_ = labels
+        self.walk_steps_fit_ = int(steps)
+        self.walk_steps_per_query_ = int(r * t)
+        self._query_base = base_words(seeds["queries"])
+        if n_comp != p.k:
+            sizes = np.bincount(labels).tolist()
+            hint = (" (fewer than n_clusters: the threshold may exceed 1/|C_max|; with "
+                    "unbalanced clusters lower balance or threshold)") if n_comp < p.k else ""
+            raise _refusal(
+                f"the similarity graph on {p.sc} cluster landmarks has {n_comp} connected "
+                f"components (sizes {sizes}), expected n_clusters={p.k}{hint}; {diag}; "
+                f"{self.walk_steps_fit_} walk steps spent.", vals, sizes, self.walk_steps_fit_)
+        # per-endpoint cluster scores: mean over a query's walks of H[endpoint] is
+        # alpha_x^T Psi (mean alpha_u over the component's landmarks)
+        means = np.stack([alpha[labels == c].mean(axis=0) for c in range(p.k)], axis=1)
+        H = np.asarray(index.counts @ (self.psi_ @ means)) / float(r)
+        self._scores = H
+        ext = np.vstack([H, np.zeros((1, p.k))])
+        diff = ext[:, :, None] - ext[:, None, :]
+        rng_ = diff.max(axis=0) - diff.min(axis=0)
+        rng_[np.diag_indices(p.k)] = ext.max(axis=0) - ext.min(axis=0)
+        self._score_range = rng_
+        self.index_words_ = index.words + H.size
+        self.peak_memory_words_ = int(held + index.words + 2 * p.s * p.s + p.s * p.sc
+                                      + H.size + 3 * (p.s + p.sc))
+        self.walk_buffer_words_ = int(index.words)
+        self.query_memory_words_ = int(2 * r + p.s + p.k)
+        qmax = self.max_query_walks
+        self.max_query_walks_ = int(qmax) if qmax is not None else 32 * r
+
+    def _fast_scores(self, vertices, first, count):
+        """Per-walk cluster scores ``(q, count, k)`` of walks ``first..first+count-1``."""
+        ends = vertex_walks(self._g, vertices, self._query_base, first, count,
+                            [self.walk_length_], backend=self.backend, n_jobs=self.n_jobs)[0]
+        rows = self._index.lookup(ends.ravel()).reshape(ends.shape)
+        out = np.zeros(ends.shape + (self._p.k,))
+        hit = rows >= 0
+        out[hit] = self._scores[rows[hit]]
+        return out
+
+    def query(self, vertices, *, force=False):
+        """Labels with their certificates (``mode="fast"``; sequential if ``error_rate``).
+
+        Every vertex draws ``n_walks_`` walks; with ``error_rate`` set, vertices
+        whose decision is not yet certain double their walks (all such vertices
+        in one call, sharing the walk engine and the index look-ups) until the
+        empirical Bernstein test certifies the label or ``max_query_walks_`` is
+        reached (see Notes of the class).
+
+        Parameters
+        ----------
+        vertices : array-like of int, shape (q,)
+        force : bool, default=False
+            No outlier label (the threshold test is skipped).
+
+        Returns
+        -------
+        OracleQueryResult
+
+        Examples
+        --------
+        >>> from statlearn.cluster import SpectralClusteringOracle
+        >>> from statlearn.datasets import make_planted_expanders
+        >>> A, y = make_planted_expanders([300, 300], 10, n_bridges=10, random_state=0)
+        >>> o = SpectralClusteringOracle(2, mode="fast", error_rate=0.05, random_state=0)
+        >>> res = o.fit(A).query([3, 500])
+        >>> bool(res.labels[0] != res.labels[1]), bool(res.certified.all())
+        (True, True)
+        """
+        v = self._check_vertices(vertices)
+        p = self._p
+        if not p.fast:
+            raise ValueError("query needs mode='fast'.")
+        if p.k == 1:
+            z = np.zeros(v.size, dtype=np.int64)
+            return OracleQueryResult(z, np.ones(v.size, bool), z, np.zeros((v.size, 1)),
+                                     self.error_rate)
+        r0 = p.n_walks
+        q = v.size
+        labels = np.zeros(q, dtype=np.int64)
+        certified = np.zeros(q, dtype=bool)
+        used = np.zeros(q, dtype=np.int64)
+        means = np.zeros((q, p.k))
+        if q == 0:
+            return OracleQueryResult(labels, certified, used, means, self.error_rate)
+        data = self._fast_scores(v, 0, r0)
+        if self.error_rate is None:
+            means = data.mean(axis=1)
+            labels = np.argmax(means, axis=1).astype(np.int64)
+            above = means.max(axis=1) >= self.threshold_
+            used[:] = r0
+        else:
+            thr = None if force else self.threshold_
+            above = np.ones(q, dtype=bool)
+            pending = np.arange(q)
+            store = {i: data[i] for i in range(q)}
+            rounds = {i: 1 for i in range(q)}
+            while pending.size:
+                still = []
+                for i in pending:
+                    best, ok, ab, n, m = certify_look(store[i], p.k, self.error_rate,
+                                                 self._score_range, thr, rounds[i])
+                    labels[i], above[i], means[i], used[i] = best, ab, m, n
+                    if ok:
+                        certified[i] = True
+                    elif n < self.max_query_walks_:
+                        still.append(i)
+                pending = np.array(still, dtype=np.int64)
+                if pending.size:
+                    # doubling: every pending vertex draws as many new walks as it has
+                    n_have = store[int(pending[0])].shape[0]
+                    extra = min(n_have, self.max_query_walks_ - n_have)
+                    new = self._fast_scores(v[pending], n_have, extra)
+                    for j, i in enumerate(pending):
+                        store[i] = np.concatenate([store[i], new[j]])
+                        rounds[i] += 1
+        if not force:
+            labels[~above] = int(self.outlier_label)
+        return OracleQueryResult(labels, certified, used, means, self.error_rate)
+
     def _select_walk_length(self, landmarks, seed, cands):
         """Eigen-gap rule: the candidate ``t`` maximising ``sigma_k / sigma_(k+1)``.
 
@@ -476,6 +727,11 @@ class SpectralClusteringOracle(ParamsMixin):
         q = vertices.size
         if q == 0:
             return np.zeros((0, p.s))
+        if p.fast:
+            ends = vertex_walks(self._g, vertices, self._query_base, 0, p.n_walks,
+                                [self.walk_length_], backend=self.backend,
+                                n_jobs=self.n_jobs)[0]
+            return self._index.collision_counts(ends) / float(p.n_walks) ** 2
         xs = np.repeat(vertices, p.s)
         jl = np.tile(np.arange(p.s), q)
         z = self._estimates(xs, self.landmarks_[jl], np.column_stack([xs, jl]),
@@ -524,6 +780,8 @@ class SpectralClusteringOracle(ParamsMixin):
         v = self._check_vertices(vertices)
         if self._p.k == 1:
             return np.zeros(v.size, dtype=np.int64)
+        if self._p.fast:
+            return self.query(v, force=force).labels
         dots = self._alpha(v) @ self.psi_ @ self._alpha_cluster.T
         k = self._p.k
         best = np.full((v.size, k), -np.inf)
@@ -588,6 +846,15 @@ class SpectralClusteringOracle(ParamsMixin):
         """
         self.fit(graph)
         return self.predict(np.arange(self.n_vertices_))
+
+
+def _refusal(message, eigenvalues, component_sizes, walk_steps):
+    """Construction error carrying its diagnostic (eigenvalues, components, steps spent)."""
+    exc = OracleConstructionError(message)
+    exc.walk_steps = int(walk_steps)
+    exc.eigenvalues = eigenvalues
+    exc.component_sizes = component_sizes
+    return exc
 
 
 def _gap_ratio(eigenvalues, k):

@@ -15,6 +15,9 @@ __all__ = ["ParamsMixin", "default_n_repeats", "memory_layout", "Resolved"]
 
 #: words per buffered walk endpoint in the batched estimator (a bare endpoint list)
 WORDS_PER_ENDPOINT = 1
+#: fast mode: ``R = 8 sqrt(n / k)`` walks per side give about 64 expected collisions
+#: between a vertex and a landmark of its cluster (collision probability ``k / n``)
+FAST_WALKS_FACTOR = 8.0
 
 
 def default_n_repeats(n: int) -> int:
@@ -63,6 +66,7 @@ class Resolved:
     buffer_words: int
     threshold: float
     prior: bool
+    fast: bool = False
 
 
 def _opt_int(value, name, low):
@@ -93,6 +97,15 @@ def resolve(est, n: int, n_candidates: int) -> Resolved:
     if reps is None:
         reps = default_n_repeats(n)
     prior = est.mode == "prior"
+    fast = est.mode == "fast"
+    if fast:
+        for name in ("batch_size", "memory_budget", "n_repeats"):
+            if getattr(est, name) is not None:
+                raise ValueError(f"{name} is not used with mode='fast' (landmark walks are "
+                                 "stored once, no median over repeats); leave it None.")
+        reps = 1
+    elif getattr(est, "error_rate", None) is not None:
+        raise ValueError("error_rate (sequential queries) needs mode='fast'.")
     if est.batch_size is not None and est.memory_budget is not None:
         raise ValueError("give at most one of batch_size and memory_budget.")
     if prior and est.batch_size is not None:
@@ -118,7 +131,11 @@ def resolve(est, n: int, n_candidates: int) -> Resolved:
             r = r if r is not None else r_budget
         else:
             b = free // WORDS_PER_ENDPOINT
-    if prior:
+    if fast:
+        if r is None:
+            r = max(16, math.ceil(FAST_WALKS_FACTOR * math.sqrt(n / k)))
+        b = r
+    elif prior:
         if r is None:
             r = math.ceil(math.sqrt(4 * n))
         b = r
@@ -147,7 +164,7 @@ def resolve(est, n: int, n_candidates: int) -> Resolved:
         theta = float(theta)
     return Resolved(n=n, k=k, s=s, sc=sc, reps=reps, batch_size=b, n_walks=n_batches * b,
                     n_batches=n_batches, buffer_words=buffer_words, threshold=theta,
-                    prior=prior)
+                    prior=prior, fast=fast)
 
 
 class ParamsMixin:

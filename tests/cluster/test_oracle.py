@@ -347,7 +347,7 @@ def test_retries_resample_and_report_attempts(two_expanders):
     (dict(balance=0), ValueError, "balance"),
     (dict(balance="all"), TypeError, "balance"),
     (dict(threshold_scale=None), TypeError, "threshold_scale"),
-    (dict(mode="fast"), ValueError, "mode"),
+    (dict(mode="quick"), ValueError, "mode"),
     (dict(backend="gpu"), ValueError, "backend"),
     (dict(outlier_label=0.5), TypeError, "outlier_label"),
     (dict(max_retries=-1), ValueError, "max_retries"),

@@ -1,0 +1,310 @@
+"""Fast mode of the clustering oracle: landmark walks drawn once, queries reuse theirs.
+
+The low-memory estimator redraws both walk sets for every (query, landmark)
+pair. Here every landmark keeps the endpoints of ``R`` walks, drawn once at
+build time, in an inverted index (vertex -> landmark counts); a query draws
+its own ``R_q`` walks once and counts collisions with every landmark in one
+look-up per endpoint. Each estimate still compares two independent walk
+sets (the query's walks are never the landmark's; the Gram diagonal uses a
+second, independent set per landmark), so every collision estimate is
+unbiased, as in the batched estimator with one batch.
+
+The sequential (anytime) decision rule used by ``error_rate`` lives here too.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+
+from statlearn.utils import set_num_threads_ctx
+
+from ._graph import GraphAccess
+from ._kernels import walk_endpoints_kernel
+from ._walks import _namespace, _walk_object, derive_keys, walk_endpoints_xp
+
+__all__ = ["LandmarkIndex", "OracleQueryResult", "certify_look", "empirical_bernstein_radius",
+           "sequential_argmax",
+           "walk_endpoints"]
+
+
+def walk_endpoints(g: GraphAccess, starts, keys, walk_ids, ts, *, backend="numba", n_jobs=None):
+    """Positions ``(len(ts), n_walks)`` of lazy walks on any backend (same walks everywhere)."""
+    starts = np.ascontiguousarray(starts, dtype=np.int64)
+    keys = np.ascontiguousarray(keys, dtype=np.uint64)
+    walk_ids = np.ascontiguousarray(walk_ids, dtype=np.int64)
+    ts_list = [int(t) for t in ts]
+    if starts.size == 0:
+        return np.zeros((len(ts_list), 0), dtype=np.int64)
+    if not g.has_csr:
+        out = np.empty((len(ts_list), starts.size), dtype=np.int64)
+        for i in range(starts.size):
+            out[:, i] = _walk_object(g, starts[i], keys[i, 0], keys[i, 1], walk_ids[i], ts_list)
+        return out
+    if getattr(g, "weights", None) is not None:
+        from ._weighted import weighted_walk_endpoints
+
+        return weighted_walk_endpoints(g, starts, keys, walk_ids, ts_list, n_jobs=n_jobs)
+    if backend == "numba":
+        with set_num_threads_ctx(n_jobs):
+            return walk_endpoints_kernel(g.indptr, g.indices, g.max_degree, starts, keys,
+                                         walk_ids, np.asarray(ts_list, dtype=np.int64))
+    from statlearn.utils import to_numpy
+
+    xp = _namespace(backend)
+    out = walk_endpoints_xp(xp.asarray(g.indptr.astype(np.int64)),
+                            xp.asarray(g.indices.astype(np.int64)), g.max_degree,
+                            xp.asarray(starts), xp.asarray(keys), xp.asarray(walk_ids), ts_list)
+    return to_numpy(out).astype(np.int64)
+
+
+def vertex_walks(g, vertices, base, first, count, ts, *, tags=None, backend="numba",
+                 n_jobs=None):
+    """Walks ``first .. first + count - 1`` of each vertex, keyed by ``(vertex, tag)`` only.
+
+    A vertex gets the same walks whichever other vertices are asked with it,
+    and the walks of later doubling rounds continue its walk ids. Distinct
+    ``tags`` (default all 0) give the same vertex independent walk sets (used
+    for landmarks, which are sampled with replacement).
+    Returns endpoints of shape ``(len(ts), len(vertices), count)``.
+    """
+    vertices = np.asarray(vertices, dtype=np.int64)
+    q = vertices.size
+    tags = np.zeros(q, dtype=np.int64) if tags is None else np.asarray(tags, dtype=np.int64)
+    keys = derive_keys(base, np.column_stack([vertices, tags]))
+    starts = np.repeat(vertices, count)
+    kk = np.repeat(keys, count, axis=0)
+    ids = np.tile(np.arange(first, first + count, dtype=np.int64), q)
+    ends = walk_endpoints(g, starts, kk, ids, ts, backend=backend, n_jobs=n_jobs)
+    return ends.reshape(len(ts), q, count)
+
+
+class LandmarkIndex:
+    """Inverted index of the landmarks' stored walk endpoints (one walk length).
+
+    ``vertices`` are the distinct endpoints (sorted); ``counts`` is the
+    sparse ``(len(vertices), s)`` matrix of how many of landmark ``j``'s
+    ``R`` walks end at each of them. Words held: ``len(vertices) + 2 nnz``.
+    """
+
+    def __init__(self, ends, n_walks):
+        s = ends.shape[0]
+        flat = ends.ravel()
+        lm = np.repeat(np.arange(s, dtype=np.int64), ends.shape[1])
+        self.vertices, pos = np.unique(flat, return_inverse=True)
+        self.counts = sp.csr_array((np.ones(flat.size), (pos.ravel(), lm)),
+                                   shape=(self.vertices.size, s))
+        self.counts.sum_duplicates()
+        self.n_walks = int(n_walks)
+        self.s = s
+
+    @property
+    def words(self) -> int:
+        return int(self.vertices.size + 2 * self.counts.nnz + self.counts.shape[0] + 1)
+
+    def lookup(self, endpoints):
+        """Row of each endpoint in the index (``-1`` where no landmark walk ended)."""
+        e = np.asarray(endpoints, dtype=np.int64)
+        pos = np.searchsorted(self.vertices, e)
+        pos = np.minimum(pos, max(self.vertices.size - 1, 0))
+        hit = self.vertices[pos] == e if self.vertices.size else np.zeros(e.shape, bool)
+        return np.where(hit, pos, -1)
+
+    def collision_counts(self, endpoints):
+        """``(q, s)`` collision counts of each row of walk endpoints with every landmark."""
+        endpoints = np.asarray(endpoints, dtype=np.int64)
+        q, r = endpoints.shape
+        rows = self.lookup(endpoints.ravel())
+        hit = rows >= 0
+        qi = np.repeat(np.arange(q), r)[hit]
+        Q = sp.csr_array((np.ones(qi.size), (qi, rows[hit])), shape=(q, self.vertices.size))
+        return np.asarray((Q @ self.counts).todense()).reshape(q, self.s)
+
+    def gram_counts(self, other_ends):
+        """``s x s`` collision counts: set A against set A off the diagonal, A against the
+        independent set ``other_ends`` (B) on it (so self-collisions are unbiased)."""
+        C = self.counts
+        G = np.asarray((C.T @ C).todense())
+        diag = self.collision_counts(other_ends)[np.arange(self.s), np.arange(self.s)]
+        G[np.diag_indices_from(G)] = diag
+        return G
+
+
+def empirical_bernstein_radius(variance, n, value_range, delta):
+    """One-sided empirical Bernstein radius (Maurer and Pontil 2009, Theorem 4).
+
+    For ``n >= 2`` i.i.d. values in an interval of length ``value_range`` with
+    sample variance ``variance`` (``ddof=1``), the true mean is at least the
+    sample mean minus this radius with probability at least ``1 - delta``
+    (and at most the sample mean plus it, with the same probability).
+
+    Parameters
+    ----------
+    variance : float or ndarray
+    n : int
+    value_range : float or ndarray
+    delta : float
+
+    Returns
+    -------
+    float or ndarray
+
+    Examples
+    --------
+    >>> from statlearn.cluster._fast import empirical_bernstein_radius
+    >>> round(float(empirical_bernstein_radius(0.25, 1000, 1.0, 0.05)), 4)
+    0.0516
+    """
+    log_term = math.log(2.0 / delta)
+    return (np.sqrt(2.0 * np.maximum(variance, 0.0) * log_term / n)
+            + 7.0 * np.asarray(value_range) * log_term / (3.0 * (n - 1)))
+
+
+def round_delta(delta, n_tests, round_index):
+    """Error budget of one test in round ``r = 1, 2, ...``: ``6 delta / (pi^2 r^2 n_tests)``.
+
+    Summed over all rounds and tests this is ``delta`` (union bound), so the
+    sequential rule may look at the data after every doubling.
+    """
+    return 6.0 * delta / (math.pi ** 2 * round_index ** 2 * n_tests)
+
+
+def sequential_argmax(draw, n_options, delta, first, maximum, *, value_range,
+                      threshold=None):
+    """Anytime-valid arg-max of the means of ``n_options`` streams, with doubling.
+
+    ``draw(m)`` returns an ``(m, n_options)`` array of fresh i.i.d. rows
+    (option scores of one sample). Rounds use ``first, 2 first, 4 first, ...``
+    samples in total, up to ``maximum``. After each round, the option with the
+    best mean is *certified* when, for every other option, the empirical
+    Bernstein lower bound on the mean difference is positive (and, with a
+    ``threshold``, when the best mean is certified above or below it). Each
+    of the ``n_options (n_options - 1)`` ordered comparisons (plus the two
+    threshold sides) gets error ``6 delta / (pi^2 r^2 n_tests)`` in round
+    ``r``, so the probability that a certified answer is wrong, over all
+    rounds, is at most ``delta``.
+
+    Parameters
+    ----------
+    draw : callable
+    n_options : int
+    delta : float
+        Error probability of a certified answer.
+    first, maximum : int
+        Samples in the first round and the cap.
+    value_range : ndarray of shape (n_options, n_options)
+        ``value_range[a, b]`` bounds the range of ``score_a - score_b`` of one
+        sample; it must hold for every possible sample.
+    threshold : float or None
+        If set, also decide whether the best mean is at least ``threshold``.
+
+    Returns
+    -------
+    best : int
+        Option with the largest mean at the last round.
+    certified : bool
+        Whether the decision was certified before reaching ``maximum``.
+    above : bool
+        Best mean at least ``threshold`` (``True`` without threshold); certified
+        with ``certified``.
+    n_used : int
+        Samples drawn.
+    means : ndarray of shape (n_options,)
+    """
+    data = draw(first)
+    r = 1
+    while True:
+        best, ok, above, n, means = certify_look(data, n_options, delta, value_range,
+                                                 threshold, r)
+        if ok or n >= maximum:
+            return best, ok, above, n, means
+        data = np.concatenate([data, draw(min(n, maximum - n))])
+        r += 1
+
+
+def certify_look(data, n_options, delta, value_range, threshold, round_index):
+    """One look of :func:`sequential_argmax` at the ``(n, n_options)`` samples of round ``r``.
+
+    Returns ``(best, certified, above, n, means)`` as :func:`sequential_argmax`.
+    """
+    n = data.shape[0]
+    means = data.mean(axis=0)
+    best = int(np.argmax(means))
+    above = True if threshold is None else bool(means[best] >= threshold)
+    if n < 2:
+        return best, False, above, n, means
+    n_tests = max(1, n_options * (n_options - 1) + (2 if threshold is not None else 0))
+    d_r = round_delta(delta, n_tests, round_index)
+    for o in range(n_options):
+        if o == best:
+            continue
+        diff = data[:, best] - data[:, o]
+        rad = empirical_bernstein_radius(diff.var(ddof=1), n, value_range[best, o], d_r)
+        if diff.mean() - rad <= 0:
+            return best, False, above, n, means
+    if threshold is not None:
+        col = data[:, best]
+        rad = empirical_bernstein_radius(col.var(ddof=1), n, value_range[best, best], d_r)
+        if not (col.mean() - rad >= threshold or col.mean() + rad < threshold):
+            return best, False, above, n, means
+    return best, True, above, n, means
+
+
+@dataclass(frozen=True, repr=False)
+class OracleQueryResult:
+    """Answers of :meth:`SpectralClusteringOracle.query` (fast mode).
+
+    Attributes
+    ----------
+    labels : ndarray of int64, shape (q,)
+        Cluster of each vertex (``outlier_label`` when below the threshold).
+    certified : ndarray of bool, shape (q,)
+        Whether the sequential test certified the label (all ``False`` when
+        ``error_rate`` is None: fixed number of walks, no certificate).
+    n_walks : ndarray of int64, shape (q,)
+        Query walks drawn per vertex.
+    scores : ndarray of shape (q, k)
+        Mean estimated dot product with each cluster's landmarks.
+    error_rate : float or None
+        Bound on the probability that a certified label differs from the
+        label the same oracle would give with infinitely many query walks.
+    """
+
+    labels: np.ndarray
+    certified: np.ndarray
+    n_walks: np.ndarray
+    scores: np.ndarray
+    error_rate: float | None
+
+    def __repr__(self):
+        return (f"OracleQueryResult(q={self.labels.size}, certified={int(self.certified.sum())}, "
+                f"mean_walks={float(self.n_walks.mean()) if self.n_walks.size else 0:.1f})")
+
+    def summary(self) -> str:
+        """Counts of labels, certified answers and walks used."""
+        q = self.labels.size
+        lines = [f"queries: {q}", f"error_rate: {self.error_rate}",
+                 f"certified: {int(self.certified.sum())} of {q}"]
+        if q:
+            lines.append(f"walks per query: mean {self.n_walks.mean():.1f}, "
+                         f"max {int(self.n_walks.max())}")
+            vals, cnt = np.unique(self.labels, return_counts=True)
+            lines.append("labels: " + ", ".join(f"{a}: {b}" for a, b in zip(vals, cnt)))
+        return "\n".join(lines)
+
+    def plot(self, ax=None):
+        """Histogram of query walks used, certified and not; returns the Axes."""
+        import matplotlib.pyplot as plt
+
+        if ax is None:
+            _, ax = plt.subplots()
+        for mask, name in ((self.certified, "certified"), (~self.certified, "not certified")):
+            if mask.any():
+                ax.hist(self.n_walks[mask], bins=20, alpha=0.6, label=name)
+        ax.set_xlabel("query walks")
+        ax.set_ylabel("vertices")
+        ax.legend()
+        return ax
