@@ -238,6 +238,19 @@ def test_evaluate_rules_bad_input():
         evaluate_rules({"r": MinimaxDecisionRule(U, C)}, V)
 
 
+def test_evaluate_rules_accepts_array_policies():
+    V = np.array([0.1, 0.3, 0.6, 0.9])
+    rob = MinimaxDecisionRule(U, C).fit(V)
+    plug = TrustForecastRule(U, C).fit(V)
+    ev = evaluate_rules({"robust": rob, "plug-in": plug,
+                         "array": np.eye(2)[[0, 0, 1, 1]]}, V)
+    np.testing.assert_allclose(ev.values[2], ev.values[1])
+    with pytest.raises(ValueError, match="shape"):
+        evaluate_rules({"robust": rob, "bad": np.ones((4, 3)) / 3}, V)
+    with pytest.raises(ValueError, match="sum to 1"):
+        evaluate_rules({"robust": rob, "bad": np.ones((4, 2))}, V)
+
+
 def test_affine_utility_bad_input():
     with pytest.raises(ValueError, match="actions"):
         affine_utility([1.0])
