@@ -1,27 +1,35 @@
-"""Conformal prediction sets for classification.
+"""Conformal prediction sets for classification and intervals for regression.
 
 Split-conformal sets with the SOCOP score (Wang, Sun & Dobriban, 2025) and the
 LAC, APS, RAPS and top-k baselines, class-conditional (Mondrian) calibration,
 set metrics, and the conformal quantile and p-value they share; conformal
 selection with FDR control (cfBH of Jin & Candes, 2023, and Multi-Condition
-Conformal Selection of Hao et al., 2026).
+Conformal Selection of Hao et al., 2026); split-conformal regression
+intervals (absolute, normalised and CQR scores, Mondrian by any grouping) with
+their coverage and width metrics.
 """
 
 from ._classifier import SplitConformalClassifier, smoothed_pvalues, thresholds_from_scores
 from ._metrics import (
     RAPS_SIZE_BINS,
+    PredictionIntervalResult,
     PredictionSetResult,
     class_conditional_coverage,
     conformal_scorer,
     coverage,
+    coverage_by_bins,
     empty_rate,
+    evaluate_intervals,
     evaluate_sets,
+    interval_coverage,
     mean_set_size,
+    mean_width,
     non_singleton_rate,
     singleton_rate,
     size_stratified_coverage_violation,
 )
 from ._quantile import conformal_pvalues, conformal_quantile, conformal_rank
+from ._regression import SplitConformalRegressor
 from ._scores import (
     aps_scores,
     label_ranks,
@@ -55,11 +63,13 @@ __all__ = [
     "LAM_GRID_MULTIPLIERS",
     "LambdaSelection",
     "MultiConditionSelector",
+    "PredictionIntervalResult",
     "PredictionSetResult",
     "RAPS_SIZE_BINS",
     "SelectionResult",
     "SmallCalibrationWarning",
     "SplitConformalClassifier",
+    "SplitConformalRegressor",
     "aps_scores",
     "bh_select",
     "cfbh",
@@ -69,13 +79,17 @@ __all__ = [
     "conformal_rank",
     "conformal_scorer",
     "coverage",
+    "coverage_by_bins",
     "empty_rate",
+    "evaluate_intervals",
     "evaluate_sets",
+    "interval_coverage",
     "kneedle",
     "label_ranks",
     "lac_scores",
     "mccs",
     "mean_set_size",
+    "mean_width",
     "non_singleton_rate",
     "raps_scores",
     "region_scores",

@@ -1,0 +1,609 @@
+"""Split-conformal prediction intervals around any scikit-learn regressor."""
+
+from __future__ import annotations
+
+import warnings
+from numbers import Real
+
+import numpy as np
+from sklearn.base import BaseEstimator, RegressorMixin, clone
+from sklearn.compose import TransformedTargetRegressor
+from sklearn.linear_model import LinearRegression, QuantileRegressor
+from sklearn.pipeline import Pipeline
+from sklearn.utils import _safe_indexing, get_tags
+from sklearn.utils.validation import _num_samples, check_is_fitted, column_or_1d, validate_data
+
+from ..utils import check_alpha, check_option, check_real, check_rng
+from ._classifier import _indexable, thresholds_from_scores
+from ._metrics import evaluate_intervals
+from ._quantile import conformal_quantile, conformal_rank
+
+__all__ = ["SplitConformalRegressor"]
+
+_SCORES = ("absolute", "normalized", "cqr")
+
+
+# ---------------------------------------------------------------------- helpers
+def _check_alphas(alpha, name="alpha"):
+    """``alpha`` as a tuple of levels in (0, 1) and whether it was a scalar."""
+    if isinstance(alpha, Real | np.floating | np.integer) and not isinstance(alpha, bool):
+        return (check_alpha(alpha, name),), True
+    if isinstance(alpha, str | bytes) or not hasattr(alpha, "__len__"):
+        raise TypeError(f"{name} must be a float in (0, 1) or a sequence of them, got "
+                        f"{alpha!r}.")
+    levels = tuple(check_alpha(a, name) for a in alpha)
+    if not levels:
+        raise ValueError(f"{name} must hold at least one level, got an empty sequence.")
+    return levels, False
+
+
+def _check_target(y, name="y"):
+    y = column_or_1d(y, warn=True)
+    if y.dtype.kind not in "biuf":
+        try:
+            y = y.astype(np.float64)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"{name} must hold real numbers, got dtype {y.dtype}.") from exc
+    y = y.astype(np.float64, copy=False)
+    if not np.all(np.isfinite(y)):
+        raise ValueError(f"{name} must not contain NaN or infinite values.")
+    return y
+
+
+def _check_predictions(values, n, name):
+    v = np.asarray(values, dtype=np.float64)
+    if v.ndim == 2 and v.shape[1] == 1:
+        v = v[:, 0]
+    if v.shape != (n,):
+        raise ValueError(f"{name} must return shape ({n},), got {v.shape}.")
+    if not np.all(np.isfinite(v)):
+        raise ValueError(f"{name} returned NaN or infinite values.")
+    return v
+
+
+def _final_step(est):
+    """The last step of a (nested) Pipeline and the prefix of its parameter names."""
+    prefix = ""
+    while isinstance(est, Pipeline):
+        name, est = est.steps[-1]
+        prefix += f"{name}__"
+    return est, prefix
+
+
+def quantile_parameter(estimator):
+    """Name of the parameter that sets the quantile level of a quantile regressor.
+
+    Recognises :class:`~sklearn.linear_model.QuantileRegressor` and
+    :class:`~sklearn.ensemble.HistGradientBoostingRegressor` (``quantile``),
+    :class:`~sklearn.ensemble.GradientBoostingRegressor` and LightGBM
+    (``alpha`` with ``loss``/``objective="quantile"``), also as the last step
+    of a :class:`~sklearn.pipeline.Pipeline`.
+
+    Raises
+    ------
+    TypeError
+        When the estimator is not a quantile regressor.
+
+    Examples
+    --------
+    >>> from sklearn.ensemble import GradientBoostingRegressor
+    >>> from statlearn.conformal._regression import quantile_parameter
+    >>> quantile_parameter(GradientBoostingRegressor(loss="quantile"))
+    'alpha'
+    """
+    final, prefix = _final_step(estimator)
+    params = final.get_params(deep=False) if hasattr(final, "get_params") else {}
+    loss = params.get("loss", params.get("objective"))
+    if "quantile" in params and (loss is None or loss == "quantile"):
+        return prefix + "quantile"
+    if loss == "quantile" and "alpha" in params:
+        return prefix + "alpha"
+    raise TypeError(
+        "conformity_score='cqr' needs a quantile regressor, e.g. "
+        "GradientBoostingRegressor(loss='quantile'), HistGradientBoostingRegressor("
+        "loss='quantile') or QuantileRegressor(); got "
+        f"{type(final).__name__}" + (f" with loss={loss!r}" if loss is not None else "")
+        + ".")
+
+
+def _with_quantile(estimator, level):
+    est = clone(estimator)
+    return est.set_params(**{quantile_parameter(estimator): float(level)})
+
+
+def _fit_scale(estimator, X, abs_res):
+    """Fit ``estimator`` to ``log |residual|``; it then predicts ``sigma(x) = exp(.)``."""
+    pos = abs_res[abs_res > 0]
+    floor = 1e-6 * float(pos.mean()) if pos.size else 1.0
+    model = TransformedTargetRegressor(regressor=clone(estimator), func=np.log,
+                                       inverse_func=np.exp, check_inverse=False)
+    return model.fit(X, np.maximum(abs_res, floor))
+
+
+class SplitConformalRegressor(RegressorMixin, BaseEstimator):
+    """Split-conformal prediction intervals: absolute, normalised and CQR scores.
+
+    ``fit`` either fits clones of ``estimator`` on part of the data and
+    calibrates on the rest (``prefit=False``), or calibrates already fitted
+    models on all of it (``prefit=True``). For exchangeable data the
+    interval at level ``alpha`` contains the response with probability
+    ``k / (n + 1) >= 1 - alpha``, ``k = ceil((n + 1)(1 - alpha))``, ``n``
+    calibration points (exactly ``k / (n + 1)`` when the scores have no
+    ties); Mondrian calibration gives this within every group.
+
+    Scores (``y`` response, ``mu`` point prediction):
+
+    * ``"absolute"``: ``|y - mu(x)|``; interval ``mu(x) -/+ q``.
+    * ``"normalized"`` (locally weighted, Lei et al. 2018):
+      ``|y - mu(x)| / sigma(x)``; interval ``mu(x) -/+ q sigma(x)``. With
+      ``prefit=False`` the scale model ``scale_estimator`` is fitted on the
+      training part to ``log |y - mu(x)|`` (the residuals of ``mu`` on the
+      data it was fitted on; absolute residuals are floored at ``1e-6``
+      times their mean) and ``sigma = exp`` of its prediction; a prefit scale
+      model must predict ``sigma(x) > 0`` itself.
+    * ``"cqr"`` (conformalised quantile regression, Romano, Patterson &
+      Candes 2019): ``max(lo(x) - y, y - hi(x))`` with quantile regressors
+      ``lo``, ``hi`` at levels ``alpha / 2`` and ``1 - alpha / 2``; interval
+      ``[lo(x) - q, hi(x) + q]``. ``q`` may be negative (the quantile models
+      over-cover), then the interval shrinks; it is empty (lower > upper)
+      when ``q < -(hi - lo) / 2``, as in the paper.
+
+    Parameters
+    ----------
+    estimator : regressor, or pair of fitted quantile regressors, default=None
+        Point model (``"absolute"``, ``"normalized"``; ``LinearRegression()``
+        when None) or quantile regressor (``"cqr"``; its quantile level is
+        set per ``alpha``; ``QuantileRegressor(alpha=0)`` when None). With
+        ``prefit=True`` and ``"cqr"`` pass ``(lower, upper)`` or
+        ``(lower, upper, median)`` fitted models; they serve every ``alpha``.
+    conformity_score : {"absolute", "normalized", "cqr"}, default="absolute"
+        Nonconformity score.
+    alpha : float or sequence of float, default=0.1
+        Miscoverage level(s) in (0, 1). With a sequence,
+        :meth:`predict_interval` returns one interval per level.
+    scale_estimator : regressor, default=None
+        Scale model of ``"normalized"`` (a clone of ``estimator`` when None);
+        fitted when ``prefit=True``.
+    prefit : bool, default=False
+        The models are already fitted; ``fit`` only calibrates.
+    calib_size : float, default=0.3
+        Fraction of the data ``fit`` keeps for calibration when ``prefit=False``.
+    mondrian : callable or None, default=None
+        Group-conditional (Mondrian) calibration: ``mondrian(X)`` returns one
+        group label per row and each group gets its own threshold from its
+        own calibration points. Labels can also be passed directly as
+        ``groups=`` to :meth:`fit`, :meth:`calibrate`, :meth:`predict_interval`
+        and :meth:`evaluate` (they take precedence).
+    random_state : None, int, numpy.random.Generator or RandomState
+        Drives the train/calibration split.
+
+    Attributes
+    ----------
+    estimator_ : regressor
+        Point model (CQR: the median model, or None when a prefit pair was given).
+    quantile_estimators_ : list of (regressor, regressor) or None
+        CQR's lower and upper models, one pair per level of ``alpha_``.
+    scale_estimator_ : regressor or None
+        Scale model of ``"normalized"``.
+    alpha_ : ndarray of shape (n_alphas,)
+        Levels used by calibration (predictions use them, not ``alpha``).
+    conformity_score_ : str
+        Score used by calibration.
+    calib_scores_ : ndarray of shape (n_alphas, n_calib)
+        Calibration scores (CQR: one row per level, since its models differ
+        by level; other scores: the same row repeated).
+    threshold_ : ndarray of shape (n_alphas,) or (n_groups, n_alphas)
+        Conformal quantile ``q`` per level (and group with Mondrian).
+    groups_ : ndarray or None
+        Group labels seen at calibration (Mondrian), rows of ``threshold_``.
+    calib_groups_ : ndarray of int or None
+        Group index of each calibration point.
+    n_calib_ : int
+        Number of calibration points.
+    n_features_in_ : int
+        Number of features seen by ``fit`` (when ``X`` has a shape).
+
+    See Also
+    --------
+    CrossConformalRegressor, evaluate_intervals, SplitConformalClassifier
+
+    Notes
+    -----
+    The threshold is :func:`conformal_quantile`, the ``k``-th smallest
+    calibration score with ``k = conformal_rank(n, alpha)``, shared with the
+    classifier and the selection procedures; ``k > n`` gives ``q = +inf``
+    (infinite intervals, with a warning). Predictions use only what
+    calibration stored (``alpha_``, ``conformity_score_``, ``threshold_``, the
+    fitted models): ``set_params`` takes effect at the next :meth:`fit` or
+    :meth:`calibrate`. ``predict`` returns the point prediction, so
+    ``score`` is scikit-learn's R^2 of the point model. Cloning a wrapper
+    with ``prefit=True`` clones (unfits) the inner models; wrap them in
+    :class:`sklearn.frozen.FrozenEstimator` to keep them fitted.
+
+    References
+    ----------
+    Lei, G'Sell, Rinaldo, Tibshirani & Wasserman (2018), "Distribution-free
+    predictive inference for regression", JASA. Romano, Patterson & Candes
+    (2019), "Conformalized quantile regression", NeurIPS. Vovk, Gammerman &
+    Shafer (2005), *Algorithmic Learning in a Random World*.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from statlearn.conformal import SplitConformalRegressor
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.uniform(-2, 2, size=(2000, 1))
+    >>> y = X[:, 0] + rng.normal(scale=0.5, size=2000)
+    >>> reg = SplitConformalRegressor(alpha=[0.1, 0.2], random_state=0).fit(X[:1000], y[:1000])
+    >>> reg.predict_interval(X[1000:]).shape
+    (1000, 2, 2)
+    >>> res = reg.evaluate(X[1000:], y[1000:])
+    >>> res.coverage.round(2).tolist()
+    [0.9, 0.81]
+    """
+
+    def __init__(self, estimator=None, *, conformity_score="absolute", alpha=0.1,
+                 scale_estimator=None, prefit=False, calib_size=0.3, mondrian=None,
+                 random_state=None):
+        self.estimator = estimator
+        self.conformity_score = conformity_score
+        self.alpha = alpha
+        self.scale_estimator = scale_estimator
+        self.prefit = prefit
+        self.calib_size = calib_size
+        self.mondrian = mondrian
+        self.random_state = random_state
+
+    # ------------------------------------------------------------------ validation
+    def _validate_params_(self):
+        check_option(self.conformity_score, "conformity_score", _SCORES)
+        _check_alphas(self.alpha)
+        if not isinstance(self.prefit, bool | np.bool_):
+            raise TypeError(f"prefit must be True or False, got {self.prefit!r}.")
+        check_real(self.calib_size, "calib_size", low=0, high=1, closed="neither")
+        if self.mondrian is not None and not callable(self.mondrian):
+            raise TypeError("mondrian must be None or a callable returning one group label "
+                            f"per row, got {self.mondrian!r}.")
+        est = self.estimator
+        if self.conformity_score == "cqr":
+            if self.prefit:
+                if not isinstance(est, list | tuple) or len(est) not in (2, 3):
+                    raise TypeError("conformity_score='cqr' with prefit=True needs estimator="
+                                    "(lower, upper) or (lower, upper, median) fitted quantile "
+                                    f"regressors, got {type(est).__name__}.")
+            elif est is not None:
+                quantile_parameter(est)
+        elif est is not None and not hasattr(est, "predict"):
+            raise TypeError(f"estimator must implement fit/predict, got {type(est).__name__}.")
+        if self.scale_estimator is not None and not hasattr(self.scale_estimator, "predict"):
+            raise TypeError("scale_estimator must implement fit/predict, got "
+                            f"{type(self.scale_estimator).__name__}.")
+
+    def _base(self):
+        if self.estimator is not None:
+            return self.estimator
+        if self.conformity_score == "cqr":
+            return QuantileRegressor(alpha=0.0, solver="highs")
+        return LinearRegression()
+
+    # ------------------------------------------------------------------ fitting
+    def fit(self, X, y, groups=None):
+        """Fit the models (unless ``prefit``) and calibrate.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features) or anything the
+            base estimator accepts
+            Features.
+        y : array-like of shape (n_samples,)
+            Responses.
+        groups : array-like of shape (n_samples,), optional
+            Mondrian group labels (default: ``mondrian(X)`` if set, else none).
+
+        Returns
+        -------
+        self
+        """
+        self._validate_params_()
+        validate_data(self, X, skip_check_array=True)
+        y = _check_target(y)
+        n = _num_samples(X)
+        if n != y.shape[0]:
+            raise ValueError(f"X and y must have the same number of rows, got X: {n}, "
+                             f"y: {y.shape[0]}.")
+        groups = self._groups(X, groups, n)
+        rng = check_rng(self.random_state)
+        alphas, _ = _check_alphas(self.alpha)
+        if self.prefit:
+            self._set_prefit_models(alphas)
+            return self._calibrate(X, y, groups)
+        if n < 2:
+            raise ValueError(f"fit needs at least 2 samples to split into training and "
+                             f"calibration data, got n_samples = {n}.")
+        X = _indexable(X)
+        n_cal = min(n - 1, max(1, int(round(self.calib_size * n))))
+        perm = rng.permutation(n)
+        train, cal = np.sort(perm[n_cal:]), np.sort(perm[:n_cal])
+        X_tr, y_tr = _safe_indexing(X, train), y[train]
+        base = self._base()
+        self.quantile_estimators_, self.scale_estimator_ = None, None
+        if self.conformity_score == "cqr":
+            self.quantile_estimators_ = [
+                (_with_quantile(base, a / 2).fit(X_tr, y_tr),
+                 _with_quantile(base, 1 - a / 2).fit(X_tr, y_tr)) for a in alphas]
+            self.estimator_ = _with_quantile(base, 0.5).fit(X_tr, y_tr)
+        else:
+            self.estimator_ = clone(base).fit(X_tr, y_tr)
+            if self.conformity_score == "normalized":
+                mu = _check_predictions(self.estimator_.predict(X_tr), y_tr.size,
+                                        "estimator.predict")
+                scale = self.scale_estimator if self.scale_estimator is not None else base
+                self.scale_estimator_ = _fit_scale(scale, X_tr, np.abs(y_tr - mu))
+        return self._calibrate(_safe_indexing(X, cal), y[cal],
+                               None if groups is None else groups[cal])
+
+    def _set_prefit_models(self, alphas):
+        self.quantile_estimators_, self.scale_estimator_ = None, None
+        if self.conformity_score == "cqr":
+            models = tuple(self.estimator)
+            for m in models:
+                check_is_fitted(m)
+            self.quantile_estimators_ = [(models[0], models[1])] * len(alphas)
+            self.estimator_ = models[2] if len(models) == 3 else None
+            return
+        if self.estimator is None:
+            raise ValueError("prefit=True needs a fitted estimator, got estimator=None.")
+        check_is_fitted(self.estimator)
+        self.estimator_ = self.estimator
+        if self.conformity_score == "normalized":
+            if self.scale_estimator is None:
+                raise ValueError("conformity_score='normalized' with prefit=True needs a "
+                                 "fitted scale_estimator predicting sigma(x) > 0.")
+            check_is_fitted(self.scale_estimator)
+            self.scale_estimator_ = self.scale_estimator
+
+    def calibrate(self, X, y, groups=None):
+        """(Re)calibrate the fitted models on new data.
+
+        Uses the fitted models after :meth:`fit`, or ``estimator`` itself when
+        ``prefit=True`` and the wrapper has not been fitted yet.
+
+        Parameters
+        ----------
+        X : array-like
+            Calibration features.
+        y : array-like of shape (n_samples,)
+            Calibration responses.
+        groups : array-like of shape (n_samples,), optional
+            Mondrian group labels.
+
+        Returns
+        -------
+        self
+        """
+        self._validate_params_()
+        if not hasattr(self, "quantile_estimators_"):
+            if not self.prefit:
+                raise ValueError("calibrate needs a fitted model: call fit first or pass a "
+                                 "fitted estimator with prefit=True.")
+            self._set_prefit_models(_check_alphas(self.alpha)[0])
+            validate_data(self, X, skip_check_array=True)
+        elif self.conformity_score_ == "cqr" and \
+                len(_check_alphas(self.alpha)[0]) != len(self.quantile_estimators_) and \
+                not self.prefit:
+            raise ValueError("CQR's quantile models were fitted for alpha = "
+                             f"{self.alpha_.tolist()}; refit to calibrate other levels.")
+        y = _check_target(y)
+        n = _num_samples(X)
+        if n != y.shape[0]:
+            raise ValueError(f"X and y must have the same number of rows, got X: {n}, "
+                             f"y: {y.shape[0]}.")
+        if self.prefit and self.conformity_score == "cqr":
+            self._set_prefit_models(_check_alphas(self.alpha)[0])
+        return self._calibrate(X, y, self._groups(X, groups, n))
+
+    def _groups(self, X, groups, n, name="groups"):
+        if groups is None and self.mondrian is not None:
+            groups, name = self.mondrian(X), "mondrian(X)"
+        if groups is None:
+            return None
+        g = np.asarray(groups)
+        if g.ndim != 1 or g.shape[0] != n:
+            raise ValueError(f"{name} must have shape ({n},), got {g.shape}.")
+        if g.dtype.kind == "f" and np.isnan(g).any():
+            raise ValueError(f"{name} must not contain NaN.")
+        if g.dtype.kind == "O" and any(v is None for v in g):
+            raise ValueError(f"{name} must not contain None.")
+        return g
+
+    def _calibrate(self, X, y, groups):
+        n = _num_samples(X)
+        if n < 1:
+            raise ValueError("calibration needs at least one sample.")
+        alphas, scalar = _check_alphas(self.alpha)
+        self.alpha_ = np.asarray(alphas, dtype=np.float64)
+        self._scalar_alpha_ = scalar
+        self.conformity_score_ = str(self.conformity_score)
+        scores = self._scores(X, y)
+        self.calib_scores_ = scores
+        self.n_calib_ = int(n)
+        if groups is None:
+            self.groups_, self.calib_groups_ = None, None
+            self.threshold_ = np.array([conformal_quantile(scores[j], a)
+                                        for j, a in enumerate(alphas)])
+            self._warn_small()
+            return self
+        self.groups_, idx = np.unique(groups, return_inverse=True)
+        self.calib_groups_ = idx.astype(np.int64)
+        G = self.groups_.size
+        self.threshold_ = np.stack(
+            [thresholds_from_scores(scores[j], self.calib_groups_, a, G, mondrian=True)
+             for j, a in enumerate(alphas)], axis=1)
+        self._warn_small()
+        return self
+
+    def _warn_small(self):
+        if self.groups_ is None:
+            counts, names = np.array([self.n_calib_]), ["all"]
+        else:
+            counts = np.bincount(self.calib_groups_, minlength=self.groups_.size)
+            names = self.groups_.tolist()
+        for a in self.alpha_:
+            small = [names[g] for g in range(counts.size)
+                     if conformal_rank(max(int(counts[g]), 1), a) > counts[g]]
+            if small:
+                what = ("the calibration set" if self.groups_ is None
+                        else f"groups {small[:10]}")
+                warnings.warn(f"{what} has too few calibration points for alpha = {a:g} "
+                              "(need n >= (1 - alpha) / alpha); the threshold is +inf and the "
+                              "interval is the whole line.", UserWarning, stacklevel=4)
+
+    # ------------------------------------------------------------------ scores
+    def _point(self, X):
+        n = _num_samples(X)
+        if self.estimator_ is None:  # prefit CQR pair without a median model
+            lo, hi = self._quantiles(X, 0)
+            return (lo + hi) / 2
+        return _check_predictions(self.estimator_.predict(X), n, "estimator.predict")
+
+    def _sigma(self, X):
+        s = _check_predictions(self.scale_estimator_.predict(X), _num_samples(X),
+                               "scale_estimator.predict")
+        if np.any(s <= 0):
+            raise ValueError("scale_estimator must predict sigma(x) > 0, got "
+                             f"{int(np.sum(s <= 0))} values <= 0.")
+        return s
+
+    def _quantiles(self, X, j):
+        n = _num_samples(X)
+        lo_m, hi_m = self.quantile_estimators_[j]
+        return (_check_predictions(lo_m.predict(X), n, "lower quantile model predict"),
+                _check_predictions(hi_m.predict(X), n, "upper quantile model predict"))
+
+    def _scores(self, X, y):
+        """Calibration scores, shape (n_alphas, n): one row per level."""
+        A = self.alpha_.size
+        if self.conformity_score_ == "cqr":
+            rows = []
+            for j in range(A):
+                lo, hi = self._quantiles(X, j)
+                rows.append(np.maximum(lo - y, y - hi))
+            return np.stack(rows)
+        r = np.abs(y - self._point(X))
+        if self.conformity_score_ == "normalized":
+            r = r / self._sigma(X)
+        return np.tile(r, (A, 1))
+
+    # ------------------------------------------------------------------ prediction
+    def predict(self, X):
+        """Point prediction of the base model (CQR: the median model).
+
+        Parameters
+        ----------
+        X : array-like
+            Features.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        check_is_fitted(self, "threshold_")
+        return self._point(X)
+
+    def _row_thresholds(self, X, groups):
+        """Thresholds per test row, shape (n, n_alphas)."""
+        n = _num_samples(X)
+        if self.groups_ is None:
+            return np.broadcast_to(self.threshold_, (n, self.alpha_.size))
+        g = self._groups(X, groups, n)
+        if g is None:
+            raise ValueError("this model was calibrated per group (Mondrian): pass groups= "
+                             "or set mondrian.")
+        pos = np.clip(np.searchsorted(self.groups_, g), 0, self.groups_.size - 1)
+        bad = self.groups_[pos] != g
+        if np.any(bad):
+            raise ValueError(f"groups contains labels unseen at calibration: "
+                             f"{np.unique(g[bad])[:5].tolist()}; known groups are "
+                             f"{self.groups_.tolist()[:20]}.")
+        return self.threshold_[pos]
+
+    def predict_interval(self, X, groups=None):
+        """Prediction intervals.
+
+        Parameters
+        ----------
+        X : array-like
+            Features.
+        groups : array-like of shape (n_samples,), optional
+            Mondrian group labels (needed when calibrated per group, unless
+            ``mondrian`` is set).
+
+        Returns
+        -------
+        ndarray of shape (n_samples, 2) or (n_samples, 2, n_alphas)
+            Lower and upper bounds (``-inf``/``+inf`` when the threshold is
+            infinite); the last axis follows ``alpha_`` when ``alpha`` was a
+            sequence.
+        """
+        check_is_fitted(self, "threshold_")
+        q = self._row_thresholds(X, groups)
+        n, A = q.shape
+        out = np.empty((n, 2, A))
+        if self.conformity_score_ == "cqr":
+            for j in range(A):
+                lo, hi = self._quantiles(X, j)
+                out[:, 0, j], out[:, 1, j] = lo - q[:, j], hi + q[:, j]
+        else:
+            mu = self._point(X)[:, None]
+            half = q if self.conformity_score_ == "absolute" else q * self._sigma(X)[:, None]
+            out[:, 0, :], out[:, 1, :] = mu - half, mu + half
+        return out[:, :, 0] if self._scalar_alpha_ else out
+
+    def evaluate(self, X, y, groups=None, bins=None, n_bins=10):
+        """Coverage and width of the intervals on labelled data.
+
+        Parameters
+        ----------
+        X : array-like
+            Features.
+        y : array-like of shape (n_samples,)
+            True responses.
+        groups : array-like, optional
+            Mondrian group labels (also reported as per-group coverage).
+        bins : array-like of shape (n_samples,), optional
+            Values by which conditional coverage is reported in ``n_bins``
+            quantile bins (default: the point prediction).
+        n_bins : int, default=10
+            Number of quantile bins.
+
+        Returns
+        -------
+        PredictionIntervalResult
+        """
+        check_is_fitted(self, "threshold_")
+        y = _check_target(y)
+        n = _num_samples(X)
+        g = self._groups(X, groups, n) if self.groups_ is not None else groups
+        iv = self.predict_interval(X, groups=g)
+        if iv.ndim == 2:
+            iv = iv[:, :, None]
+        if bins is None:
+            bins = self._point(X)
+        return evaluate_intervals(iv, y, self.alpha_, bins=bins, n_bins=n_bins, groups=g)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        inner = self.estimator
+        if inner is None or isinstance(inner, list | tuple):
+            inner = self._base() if not isinstance(inner, list | tuple) else inner[0]
+        tags.input_tags = get_tags(inner).input_tags
+        return tags
+
+    @classmethod
+    def _statlearn_test_instances(cls):
+        from sklearn.ensemble import GradientBoostingRegressor
+
+        return [cls(random_state=0),
+                cls(conformity_score="normalized", alpha=[0.1, 0.3], random_state=0),
+                cls(GradientBoostingRegressor(loss="quantile", n_estimators=10, random_state=0),
+                    conformity_score="cqr", random_state=0)]
