@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import re
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -68,6 +69,14 @@ def test_tradeoff_domain_is_closed_unit_interval_and_nonnegative_mu():
     _raises(lambda: gaussian_tradeoff(np.array([0.5, np.nan]), 1.0),
             r"alpha must lie in \[0, 1\]\.")
     _raises(lambda: gaussian_tradeoff(0.5, -0.1), r"mu must be in \[0, inf\].*")
+
+
+def test_exact_rational_levels_are_accepted():
+    # any real number is a valid level, exact fractions included
+    assert gaussian_tradeoff(Fraction(1, 4), 0.5) == pytest.approx(
+        stats.norm.cdf(stats.norm.ppf(0.75) - 0.5), rel=1e-14)
+    assert gdp_to_dp_delta(1.0, Fraction(1, 2)) == pytest.approx(gdp_to_dp_delta(1.0, 0.5),
+                                                                 rel=1e-14)
 
 
 # -------------------------------------------------------- GDP -> (eps, delta)
