@@ -448,6 +448,13 @@ def _aps_set_row_select(p_row, u, randomized, lam_reg, k_reg, q, cnt, mass, vals
     Expected O(K) per row.
     """
     K = p_row.shape[0]
+    if K <= _APS_SMALL_K:
+        for i in range(K):
+            vals[i] = p_row[i]
+            idx[i] = i
+            dest[i] = False
+        _walk_sorted(vals, idx, K, 0.0, 0, u, randomized, lam_reg, k_reg, q, dest)
+        return
     B = cnt.shape[0]
     pmax = 0.0
     for i in range(K):
@@ -514,9 +521,16 @@ def _aps_set_row_select(p_row, u, randomized, lam_reg, k_reg, q, cnt, mass, vals
             vals[m] = p_row[i]
             idx[m] = i
             m += 1
-    if part < 0:
-        return
-    # the boundary bucket: its labels in rank order (decreasing p, then index)
+    if part >= 0:
+        _walk_sorted(vals, idx, m, above_mass, above_cnt, u, randomized, lam_reg, k_reg, q,
+                     dest)
+
+
+@jit(cache=True)
+def _walk_sorted(vals, idx, m, above_mass, above_cnt, u, randomized, lam_reg, k_reg, q,
+                 dest):
+    """Sort ``m`` labels into rank order (decreasing p, then index) and admit them in
+    turn while their score passes; ``above_*`` are the mass and count ranked above."""
     for t in range(1, m):
         v = vals[t]
         ix = idx[t]
@@ -551,6 +565,9 @@ def _aps_set_row_select(p_row, u, randomized, lam_reg, k_reg, q, cnt, mass, vals
         cum += pv
 
 
+#: Rows with at most this many labels are sorted whole (insertion sort) by the APS
+#: set kernels; longer rows are bucketed.
+_APS_SMALL_K = 32
 _N_BUCKETS_MAX = 4096
 
 

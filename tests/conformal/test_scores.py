@@ -169,23 +169,25 @@ def test_one_pass_socop_sets_equal_the_hull_scan(k0, lam):
 
 
 @pytest.mark.numba
+@pytest.mark.parametrize("K", [9, 60])  # rows sorted whole / bucketed by value
 @pytest.mark.parametrize("randomized", [True, False])
-@pytest.mark.parametrize("lam_reg, k_reg", [(0.0, 0), (0.1, 2)])
-def test_aps_set_kernels_match_reference(randomized, lam_reg, k_reg):
+@pytest.mark.parametrize("lam_reg, k_reg", [(0.0, 0), (0.01, 2)])
+def test_aps_set_kernels_match_reference(K, randomized, lam_reg, k_reg):
     import array_api_compat.numpy as xp
 
     from statlearn.conformal._scores import _aps_sets_reference
 
     rng = np.random.default_rng(3)
-    p = rng.dirichlet(np.full(9, 0.4), size=120)  # continuous: no ties at the threshold
+    p = rng.dirichlet(np.full(K, 0.4), size=120)  # continuous: no ties at the threshold
+    p[:10] = rng.dirichlet(np.full(K, 0.02), size=10)  # nearly all mass on few labels
     u = rng.random(120) if randomized else None
     uu = u if randomized else np.zeros(120)
     for q in (0.05, 0.4, 0.83, 0.97, 1.3):
-        ref = _aps_sets_reference(p, u, np.full(9, q), lam_reg, k_reg, xp)
+        ref = _aps_sets_reference(p, u, np.full(K, q), lam_reg, k_reg, xp)
         for name in ("aps_sets_threshold_kernel", "aps_sets_threshold_kernel_serial"):
             got = getattr(_kernels, name)(p, uu, randomized, lam_reg, k_reg, q)
             np.testing.assert_array_equal(got, ref)
-        qs = rng.uniform(0.2, 1.0, size=9)  # one threshold per label: the sort kernel
+        qs = rng.uniform(0.2, 1.0, size=K)  # one threshold per label: the sort kernel
         ref = _aps_sets_reference(p, u, qs, lam_reg, k_reg, xp)
         for name in ("aps_sets_kernel", "aps_sets_kernel_serial"):
             np.testing.assert_array_equal(
