@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 PYTEST_ARGS ?= -n 2
 
-.PHONY: demo test test-nojit bench docs lint mutate clean
+.PHONY: demo test test-nojit bench docs dist lint mutate clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -39,6 +39,11 @@ bench: $(VENV)/.test
 docs: $(VENV)/.docs
 	$(BIN)/python -m sphinx -W --keep-going -b html docs docs/_build/html
 
+# A wheel in dist/ (install it anywhere with: python -m pip install dist/*.whl).
+dist: | $(BIN)/python
+	rm -rf dist build
+	$(BIN)/python -m pip wheel --no-deps --wheel-dir dist .
+
 # Mutation testing of the guarantee-carrying modules (slow, not part of CI).
 # MUTATE_ARGS selects modules and options, e.g.
 #   make mutate MUTATE_ARGS="conformal._quantile unlearning._privacy --max-children 2"
@@ -52,4 +57,4 @@ lint: $(VENV)/.test
 	$(BIN)/ruff check statlearn tests benchmarks examples
 
 clean:
-	rm -rf docs/_build docs/auto_examples docs/api/generated results .pytest_cache .mutation
+	rm -rf dist build docs/_build docs/auto_examples docs/api/generated results .pytest_cache .mutation
