@@ -5,11 +5,13 @@ LAC, APS, RAPS and top-k baselines, class-conditional (Mondrian) calibration,
 set metrics, and the conformal quantile and p-value they share; conformal
 selection with FDR control (cfBH of Jin & Candes, 2023, and Multi-Condition
 Conformal Selection of Hao et al., 2026); split-conformal regression
-intervals (absolute, normalised and CQR scores, Mondrian by any grouping) with
+intervals (absolute, normalised and CQR scores, Mondrian by any grouping),
+jackknife+, CV+ and jackknife-minmax intervals (Barber et al., 2021), with
 their coverage and width metrics.
 """
 
 from ._classifier import SplitConformalClassifier, smoothed_pvalues, thresholds_from_scores
+from ._cross import CrossConformalRegressor, cross_conformal_bounds
 from ._metrics import (
     RAPS_SIZE_BINS,
     PredictionIntervalResult,
@@ -59,6 +61,7 @@ from ._tuning import (
 
 __all__ = [
     "ConformalSelector",
+    "CrossConformalRegressor",
     "DEFAULT_LAM_GRID",
     "LAM_GRID_MULTIPLIERS",
     "LambdaSelection",
@@ -80,6 +83,7 @@ __all__ = [
     "conformal_scorer",
     "coverage",
     "coverage_by_bins",
+    "cross_conformal_bounds",
     "empty_rate",
     "evaluate_intervals",
     "evaluate_sets",
