@@ -52,6 +52,7 @@ about 15 minutes) or ``--quick`` (``n`` up to ``10**5``, about 2.5 minutes).
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import subprocess
@@ -111,7 +112,13 @@ def make_graph(n, seed=0):
 ORACLES = {
     "low-memory": {},  # b = ceil(sqrt(n)), R = 4 n / b: walk buffer sqrt(n) words
     "prior": {"mode": "prior"},  # all R = ceil(sqrt(4 n)) endpoints of both sides: 4 sqrt(n)
+    # landmark walks stored once (R = 8 sqrt(n / k) per landmark), one query walk set
+    "fast": {"mode": "fast"},
+    # the same, queries doubled until the label is certified at error 0.01
+    "fast-certified": {"mode": "fast", "error_rate": 0.01},
 }
+#: queries timed per oracle (one predict call); the slow modes answer fewer
+QUERIES = {"low-memory": 20, "prior": 20, "fast": 1000, "fast-certified": 1000}
 
 
 def _warm_up():
@@ -121,6 +128,16 @@ def _warm_up():
 
     warm, _ = make_sbm_graph([30] * K, 0.3, 0.01, random_state=0)
     as_graph_access(warm)
+    import warnings
+
+    from statlearn.cluster import OracleConstructionError, SpectralClusteringOracle
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:  # loads the fast mode's kernels
+            SpectralClusteringOracle(K, mode="fast", walk_length=4, random_state=0).fit(warm)
+        except OracleConstructionError:
+            pass
     for prior in (False, True):
         estimate_collision_probabilities(warm, [0, 1], [2, 3], walk_length=4, n_walks=8,
                                          prior=prior, random_state=0)
@@ -220,12 +237,23 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--worker", nargs=3, metavar=("METHOD", "PATH", "Q"))
+    parser.add_argument("--oracles", default=",".join(ORACLES),
+                        help="comma-separated oracle modes to time (default: all)")
+    parser.add_argument("--sizes", default=None, help="comma-separated n (overrides the default)")
     args = parser.parse_args(argv)
     if args.worker:
         worker(args.worker[0], args.worker[1], int(args.worker[2]))
         return 0
     ns = [10_000, 30_000, 100_000] if args.quick else [10_000, 100_000, 1_000_000]
-    n_queries = 20
+    if args.sizes:
+        ns = [int(float(v)) for v in args.sizes.split(",")]
+    oracles = [o for o in args.oracles.split(",") if o]
+    for o in oracles:
+        if o not in ORACLES:
+            parser.error(f"unknown oracle {o!r}; choose from {list(ORACLES)}")
+    solvers = ["sklearn-lobpcg"]
+    if importlib.util.find_spec("pyamg") is not None:
+        solvers.append("sklearn-amg")
     timeout = 600 if args.quick else 3600
     rows, per_n = [], []
     with tempfile.TemporaryDirectory() as tmp:
@@ -241,11 +269,15 @@ def main(argv=None):
                        "sklearn +MB": skl.get("added_mb"), "sklearn acc": skl.get("accuracy")}
             if "error" in skl:
                 summary["sklearn note"] = skl["error"]
+            if "sklearn-amg" in solvers:
+                amg = run_worker("sklearn-amg", path, 0, timeout)
+                summary.update({"amg s": amg.get("total_s", amg.get("error")),
+                                "amg +MB": amg.get("added_mb"), "amg acc": amg.get("accuracy")})
             if n == 10_000 and not args.quick:
                 arpack = run_worker("sklearn-arpack", path, 0, timeout)
                 summary["sklearn arpack s"] = arpack.get("total_s", arpack.get("error"))
-            for name in ORACLES:
-                res = run_worker(name, path, n_queries, timeout)
+            for name in oracles:
+                res = run_worker(name, path, min(QUERIES[name], n // 2), timeout)
                 row = {"n": n, "oracle": name}
                 if "error" in res:
                     row["note"] = res["error"]
@@ -264,6 +296,8 @@ def main(argv=None):
                         summary[f"query/sklearn {name}"] = res["query_s"] / skl["total_s"]
                         summary[f"memory sk/oracle {name}"] = (skl["added_mb"]
                                                                / max(res["added_mb"], 0.1))
+                        summary[f"build+1000q/sklearn {name}"] = (
+                            (res["build_s"] + 1000 * res["query_s"]) / skl["total_s"])
                 rows.append(row)
                 print("  " + ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
                                        for k, v in row.items()), flush=True)
@@ -274,8 +308,8 @@ def main(argv=None):
     summary = pd.DataFrame(per_n)
     with pd.option_context("display.width", 200, "display.max_columns", 30,
                            "display.float_format", "{:.4g}".format):
-        print("\nOracle: build and per-query cost (q = "
-              f"{n_queries} random queries answered in one predict call)")
+        print("\nOracle: build and per-query cost (random queries answered in one predict "
+              f"call: {', '.join(f'{o} {QUERIES[o]}' for o in oracles)})")
         print(table.to_string(index=False))
         print("\nAgainst SpectralClustering (LOBPCG) on the whole graph; q* = largest number of "
               "queries with build + q* x query <= sklearn (0: the build alone is slower)")
@@ -283,7 +317,7 @@ def main(argv=None):
         print("\nGrowth with n (log-log slope over all sizes; the oracle's walk steps grow like "
               "sqrt(n) log n at a fixed walk length, SpectralClustering's work like n)")
         growth = {"sklearn s": _slope(summary["n"], summary["sklearn s"])}
-        for name in ORACLES:
+        for name in oracles:
             g = table[table["oracle"] == name]
             for col in ("build s", "s/query"):
                 if col in g:
@@ -293,7 +327,7 @@ def main(argv=None):
             lo, hi = summary["n"].iloc[-2], summary["n"].iloc[-1]
             decades = np.log10(hi / lo)
             factors = {"sklearn": summary["sklearn s"].iloc[-1] / summary["sklearn s"].iloc[-2]}
-            for name in ORACLES:
+            for name in oracles:
                 g = table[table["oracle"] == name].set_index("n")
                 if lo in g.index and hi in g.index:
                     factors[f"{name} build"] = g.loc[hi, "build s"] / g.loc[lo, "build s"]
@@ -304,7 +338,7 @@ def main(argv=None):
         wins = []
         for _, r in summary.iterrows():
             parts = []
-            for name in ORACLES:
+            for name in oracles:
                 q_star, mem = r.get(f"q* {name}"), r.get(f"memory sk/oracle {name}")
                 if pd.isna(q_star):
                     continue

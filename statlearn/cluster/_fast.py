@@ -23,7 +23,7 @@ import scipy.sparse as sp
 from statlearn.utils import set_num_threads_ctx
 
 from ._graph import GraphAccess
-from ._kernels import walk_endpoints_kernel
+from ._kernels import walk_endpoints_kernel, weighted_walk_endpoints_kernel
 from ._walks import _namespace, _walk_object, derive_keys, walk_endpoints_xp
 
 __all__ = ["LandmarkIndex", "OracleQueryResult", "certify_look", "empirical_bernstein_radius",
@@ -44,10 +44,12 @@ def walk_endpoints(g: GraphAccess, starts, keys, walk_ids, ts, *, backend="numba
         for i in range(starts.size):
             out[:, i] = _walk_object(g, starts[i], keys[i, 0], keys[i, 1], walk_ids[i], ts_list)
         return out
-    if getattr(g, "weights", None) is not None:
-        from ._weighted import weighted_walk_endpoints
-
-        return weighted_walk_endpoints(g, starts, keys, walk_ids, ts_list, n_jobs=n_jobs)
+    if g.weights is not None:
+        # weighted walks: Numba kernel on every backend (the array-API path is unweighted)
+        with set_num_threads_ctx(n_jobs):
+            return weighted_walk_endpoints_kernel(g.indptr, g.indices, g.weights,
+                                                  float(g.max_weight), starts, keys, walk_ids,
+                                                  np.asarray(ts_list, dtype=np.int64))
     if backend == "numba":
         with set_num_threads_ctx(n_jobs):
             return walk_endpoints_kernel(g.indptr, g.indices, g.max_degree, starts, keys,

@@ -29,6 +29,10 @@ class GraphAccess:
     indptr: np.ndarray | None = None
     indices: np.ndarray | None = None
     oracle: object | None = None
+    #: weighted graphs: row-wise cumulative edge weights (float64, one per edge) and
+    #: ``d`` as a float (at least every weighted degree); ``None`` when unweighted
+    weights: np.ndarray | None = None
+    max_weight: float | None = None
 
     @property
     def has_csr(self) -> bool:
@@ -82,6 +86,40 @@ def _max_degree(indptr) -> int:
                 for i in range(0, n, _CHUNK)), default=0)
 
 
+def _weighted_csr(A, symmetrize: bool):
+    """Canonical CSR with positive finite weights, symmetric (values included)."""
+    A = sp.csr_array(A, dtype=np.float64)
+    if A.ndim != 2 or A.shape[0] != A.shape[1]:
+        raise ValueError(f"graph must be a square adjacency matrix, got shape {A.shape}.")
+    A = A.copy()
+    A.sum_duplicates()
+    A.eliminate_zeros()
+    if not np.all(np.isfinite(A.data)) or np.any(A.data < 0):
+        raise ValueError("graph weights must be finite and non-negative.")
+    if (A != A.T).nnz:
+        if not symmetrize:
+            raise ValueError("graph must be undirected (a symmetric weight matrix); got a "
+                             "non-symmetric one. Pass symmetrize=True to use (A + A.T) / 2.")
+        A = sp.csr_array((A + A.T) / 2.0)
+    A.sort_indices()
+    return A
+
+
+def row_cumulative_weights(indptr, data):
+    """Cumulative edge weights within each row (``cumw[indptr[v+1] - 1]`` = ``w(v)``)."""
+    cum = np.cumsum(data, dtype=np.float64)
+    counts = np.diff(indptr)
+    before = np.concatenate([[0.0], cum])[indptr[:-1]]
+    return cum - np.repeat(before, counts)
+
+
+def _from_networkx(graph, weighted):
+    import networkx as nx
+
+    return nx.to_scipy_sparse_array(graph, weight="weight" if weighted else None,
+                                    dtype=np.float64, format="csr")
+
+
 def _csr_from_sparse(A, symmetrize: bool):
     A = sp.csr_array(A)  # may share the caller's arrays: never modify them in place
     if A.ndim != 2 or A.shape[0] != A.shape[1]:
@@ -93,7 +131,7 @@ def _csr_from_sparse(A, symmetrize: bool):
         A.eliminate_zeros()
     if not _all_equal(A.data, 1):
         raise ValueError("graph must be an unweighted adjacency matrix: every stored entry "
-                         "must equal 1 (weights and multi-edges are not supported).")
+                         "must equal 1 (for weights pass weighted=True, with mode='fast').")
     # symmetric pattern, checked in place (no transpose: O(nnz) words fewer at peak)
     if missing_mirrors_kernel(A.indptr, A.indices):
         if not symmetrize:
@@ -106,20 +144,29 @@ def _csr_from_sparse(A, symmetrize: bool):
     return A.indptr.astype(idx_dtype, copy=False), A.indices.astype(idx_dtype, copy=False)
 
 
-def as_graph_access(graph, *, max_degree=None, symmetrize: bool = False) -> GraphAccess:
+def as_graph_access(graph, *, max_degree=None, symmetrize: bool = False,
+                    weighted: bool = False) -> GraphAccess:
     """Validate ``graph`` and wrap it for walks.
 
     Parameters
     ----------
-    graph : scipy.sparse matrix/array, tuple (indptr, indices) or query object
-        The undirected, unweighted graph. A query object has methods
+    graph : scipy.sparse matrix/array, networkx graph, tuple (indptr, indices) or query object
+        The undirected graph. A query object has methods
         ``degree(v)`` and ``neighbor(v, i)`` (the ``i``-th neighbour,
-        ``0 <= i < degree(v)``) and exposes ``n_vertices`` (or ``len``).
+        ``0 <= i < degree(v)``) and exposes ``n_vertices`` (or ``len``). A
+        networkx graph is converted to a sparse adjacency matrix; vertex
+        ``i`` is the ``i``-th node of ``graph.nodes``.
     max_degree : int or None
         ``d`` of the ``d``-bounded convention; ``None`` takes the largest
         degree (one pass over the vertices).
     symmetrize : bool, default=False
-        Accept a non-symmetric sparse matrix and use ``A + A.T``.
+        Accept a non-symmetric sparse matrix and use ``A + A.T`` (weighted:
+        ``(A + A.T) / 2``).
+    weighted : bool, default=False
+        Use the stored entries (networkx: the ``"weight"`` attribute, default
+        1) as edge weights: the lazy walk moves to ``u`` with probability
+        ``A_vu / (2 d)`` where ``d`` is ``max_degree`` (default the largest
+        weighted degree). Needs a sparse matrix or a networkx graph.
 
     Returns
     -------
@@ -135,6 +182,35 @@ def as_graph_access(graph, *, max_degree=None, symmetrize: bool = False) -> Grap
     """
     if not isinstance(symmetrize, bool | np.bool_):
         raise TypeError(f"symmetrize must be a bool, got {type(symmetrize).__name__}.")
+    if not isinstance(weighted, bool | np.bool_):
+        raise TypeError(f"weighted must be a bool, got {type(weighted).__name__}.")
+    if hasattr(graph, "adj") and hasattr(graph, "nodes") and hasattr(graph, "is_directed"):
+        graph = _from_networkx(graph, weighted)
+    if weighted:
+        if not sp.issparse(graph):
+            raise TypeError("weighted=True needs the graph as a scipy.sparse matrix or a "
+                            f"networkx graph, got {type(graph).__name__}.")
+        A = _weighted_csr(graph, symmetrize)
+        n = A.shape[0]
+        if n < 2:
+            raise ValueError(f"graph must have at least 2 vertices, got {n}.")
+        idx_dtype = np.int32 if A.nnz < 2**31 - 1 and n < 2**31 - 1 else np.int64
+        indptr = A.indptr.astype(idx_dtype, copy=False)
+        indices = A.indices.astype(idx_dtype, copy=False)
+        cumw = row_cumulative_weights(A.indptr, A.data)
+        wdeg = np.asarray(A.sum(axis=1)).ravel()
+        true_max = float(wdeg.max()) if n else 0.0
+        if max_degree is None:
+            d = true_max if true_max > 0 else 1.0
+        else:
+            if isinstance(max_degree, bool) or not isinstance(max_degree, numbers.Real):
+                raise TypeError(f"max_degree must be a real or None, got {max_degree!r}.")
+            d = float(max_degree)
+            if not d >= true_max * (1 + 1e-12) - 1e-300 or not np.isfinite(d):
+                raise ValueError(f"max_degree must be at least the largest weighted degree "
+                                 f"{true_max}, got {max_degree}.")
+        return GraphAccess(n=n, max_degree=max(1, int(np.ceil(d))), indptr=indptr,
+                           indices=indices, weights=cumw, max_weight=d)
     if sp.issparse(graph):
         indptr, indices = _csr_from_sparse(graph, symmetrize)
         n = indptr.shape[0] - 1
@@ -187,7 +263,7 @@ def as_graph_access(graph, *, max_degree=None, symmetrize: bool = False) -> Grap
     return GraphAccess(n=n, max_degree=d, indptr=indptr, indices=indices, oracle=oracle)
 
 
-def lazy_walk_distribution(graph, x, walk_length, *, max_degree=None):
+def lazy_walk_distribution(graph, x, walk_length, *, max_degree=None, weighted=False):
     """Exact endpoint distribution ``p_x^t = W^t 1_x`` of the lazy ``d``-bounded walk.
 
     ``W = (I + A/d) / 2`` where vertex ``v`` carries ``d - deg(v)`` self
@@ -204,6 +280,9 @@ def lazy_walk_distribution(graph, x, walk_length, *, max_degree=None):
         Number of lazy steps ``t >= 0``.
     max_degree : int or None
         ``d``; default the largest degree.
+    weighted : bool, default=False
+        Use the entries as weights: ``W = (I + (A + diag(d - w)) / d) / 2``
+        with ``w`` the weighted degrees and ``d`` the largest of them.
 
     Returns
     -------
@@ -217,16 +296,23 @@ def lazy_walk_distribution(graph, x, walk_length, *, max_degree=None):
     >>> lazy_walk_distribution(A, 0, 1).tolist()
     [0.5, 0.5]
     """
-    g = as_graph_access(graph, max_degree=max_degree)
+    g = as_graph_access(graph, max_degree=max_degree, weighted=weighted)
     if not g.has_csr:
         raise TypeError("lazy_walk_distribution needs the graph as a sparse matrix or CSR tuple.")
     x = check_int(x, "x")
     if not 0 <= x < g.n:
         raise IndexError(f"x must be a vertex in [0, {g.n - 1}], got {x}.")
     t = check_int(walk_length, "walk_length", low=0)
-    A = sp.csr_array((np.ones(g.indices.size), g.indices, g.indptr), shape=(g.n, g.n))
-    d = float(g.max_degree)
-    stay = 0.5 + (d - np.diff(g.indptr)) / (2 * d)
+    if g.weights is not None:
+        src = graph if sp.issparse(graph) else _from_networkx(graph, True)
+        A = _weighted_csr(src, False)
+        d = float(g.max_weight)
+        deg = np.asarray(A.sum(axis=1)).ravel()
+    else:
+        A = sp.csr_array((np.ones(g.indices.size), g.indices, g.indptr), shape=(g.n, g.n))
+        d = float(g.max_degree)
+        deg = np.diff(g.indptr)
+    stay = 0.5 + (d - deg) / (2 * d)
     p = np.zeros(g.n)
     p[x] = 1.0
     for _ in range(t):

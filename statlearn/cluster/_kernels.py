@@ -33,6 +33,9 @@ import scipy.sparse as sp
 from statlearn.utils import jit, prange
 
 __all__ = [
+    "weighted_step",
+    "weighted_walk_endpoints_kernel",
+    "weighted_walk_endpoints_reference",
     "collision_counts_kernel",
     "collision_counts_reference",
     "hash32",
@@ -214,6 +217,118 @@ def collision_counts_kernel(indptr, indices, max_degree, xs, ys, keys, ts, n_bat
                         v = pos[ci, i]
                         out[p, ci] += (np.searchsorted(row, v, side="right")
                                        - np.searchsorted(row, v, side="left"))
+    return out
+
+
+@jit(cache=True)
+def weighted_step(indptr, cumw, scale, v, u):
+    """Slot taken by one lazy step of a weighted walk at ``v`` with 32-bit draw ``u``.
+
+    ``cumw[e]`` is the cumulative edge weight of row ``v`` up to slot ``e``
+    (inclusive), so ``cumw[indptr[v+1] - 1]`` is the weighted degree ``w(v)``;
+    ``scale = 2 d / 2**32`` where ``d`` is the largest weighted degree. The
+    draw ``r = u * scale`` is uniform on ``[0, 2d)``; the walk takes slot
+    ``e`` when ``cumw[e-1] <= r < cumw[e]`` (probability ``A_ve / (2d)``) and
+    stays otherwise (probability ``1/2 + (d - w(v)) / (2d)``): one step of
+    ``W = (I + (A + diag(d - w)) / d) / 2``. Returns the slot, or
+    ``indptr[v+1]`` for "stay" (so the result is non-decreasing in ``u``).
+    """
+    lo = indptr[v]
+    hi = indptr[v + 1]
+    r = np.float64(u) * scale
+    if hi == lo or r >= cumw[hi - 1]:
+        return hi
+    a = lo
+    b = hi - 1
+    while a < b:
+        mid = (a + b) // 2
+        if cumw[mid] > r:
+            b = mid
+        else:
+            a = mid + 1
+    return a
+
+
+@jit(parallel=True, cache=True)
+def weighted_walk_endpoints_kernel(indptr, indices, cumw, max_weight, starts, keys, walk_ids,
+                                   ts):
+    """Weighted version of :func:`walk_endpoints_kernel` (same draws, same walk ids).
+
+    ``cumw`` holds row-wise cumulative edge weights (see :func:`weighted_step`)
+    and ``max_weight`` is ``d``, at least every weighted degree.
+    """
+    n_walks = starts.shape[0]
+    n_t = ts.shape[0]
+    out = np.empty((n_t, n_walks), dtype=np.int64)
+    scale = 2.0 * max_weight / 4294967296.0
+    for i in prange(n_walks):
+        a, c = walk_keys(keys[i, 0], keys[i, 1], walk_ids[i])
+        v = np.int64(starts[i])
+        ci = 0
+        while ci < n_t and ts[ci] == 0:
+            out[ci, i] = v
+            ci += 1
+        step = 0
+        while ci < n_t:
+            salt = (np.uint64(step + 1) * np.uint64(_GOLDEN)) & np.uint64(_MASK)
+            u = hash32(a ^ salt) ^ c
+            e = weighted_step(indptr, cumw, scale, v, u)
+            if e < indptr[v + 1]:
+                v = np.int64(indices[e])
+            step += 1
+            while ci < n_t and ts[ci] == step:
+                out[ci, i] = v
+                ci += 1
+    return out
+
+
+def weighted_walk_endpoints_reference(indptr, indices, cumw, max_weight, starts, keys, walk_ids,
+                                      ts):
+    """Pure-Python reference of :func:`weighted_walk_endpoints_kernel` (same walks).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from statlearn.cluster._kernels import weighted_walk_endpoints_reference
+    >>> ip, ix, cw = np.array([0, 1, 2]), np.array([1, 0]), np.array([2.0, 2.0])
+    >>> keys = np.zeros((1, 2), dtype=np.uint64)
+    >>> out = weighted_walk_endpoints_reference(ip, ix, cw, 2.0, np.array([0]), keys,
+    ...                                         np.array([0]), [0, 50])
+    >>> out.shape, int(out[0, 0])
+    ((2, 1), 0)
+    """
+    mask = 0xFFFFFFFF
+
+    def h(x):
+        x ^= x >> 16
+        x = (x * 0x7FEB352D) & mask
+        x ^= x >> 15
+        x = (x * 0x846CA68B) & mask
+        return x ^ (x >> 16)
+
+    scale = 2.0 * float(max_weight) / 4294967296.0
+    ts = [int(t) for t in ts]
+    out = np.empty((len(ts), len(starts)), dtype=np.int64)
+    for i in range(len(starts)):
+        a = h(int(keys[i, 0]) ^ h(int(walk_ids[i]) ^ _SIDE_SALT))
+        c = h(int(keys[i, 1]) ^ a)
+        v = int(starts[i])
+        ci = 0
+        while ci < len(ts) and ts[ci] == 0:
+            out[ci, i] = v
+            ci += 1
+        step = 0
+        while ci < len(ts):
+            u = h(a ^ (((step + 1) * _GOLDEN) & mask)) ^ c
+            lo, hi = int(indptr[v]), int(indptr[v + 1])
+            r = float(u) * scale
+            if hi > lo and r < cumw[hi - 1]:
+                e = lo + int(np.searchsorted(cumw[lo:hi], r, side="right"))
+                v = int(indices[e])
+            step += 1
+            while ci < len(ts) and ts[ci] == step:
+                out[ci, i] = v
+                ci += 1
     return out
 
 

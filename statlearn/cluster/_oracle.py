@@ -120,12 +120,28 @@ class SpectralClusteringOracle(ParamsMixin):
         Notes). ``None``: a fixed ``n_walks_`` walks per query.
     max_query_walks : int or None
         Cap of the sequential queries; default ``32 * n_walks_``.
+    landmark_clustering : {"threshold", "kmeans"}, default="threshold"
+        How the cluster landmarks are grouped. ``"threshold"`` is the paper's
+        similarity graph ``H`` (edge when the estimated dot product is at least
+        ``threshold_``; construction fails unless ``H`` has ``n_clusters``
+        components). ``"kmeans"`` runs k-means on the landmarks' estimated
+        spectral embeddings (rows normalised, as in Ng, Jordan and Weiss),
+        which always gives ``n_clusters`` groups: more robust on real graphs
+        with unequal, less separated clusters (kNN graphs), with no
+        certificate that the graph is clusterable (check ``eigengap_``).
     outlier_label : int, default=-1
         Label of vertices close to no cluster.
     max_retries : int, default=0
         Resample the landmarks this many times when construction fails.
     symmetrize : bool, default=False
-        Accept a directed (non-symmetric) adjacency and use ``A + A^T``.
+        Accept a directed (non-symmetric) adjacency and use ``A + A^T``
+        (weighted: ``(A + A^T) / 2``).
+    weighted : bool, default=False
+        Fast mode only: the entries of a sparse matrix (or the ``"weight"``
+        attributes of a networkx graph) are edge weights, and walks are
+        weighted lazy walks, ``W = (I + (A + diag(d - w)) / d) / 2`` with
+        ``w`` the weighted degrees and ``d = max_degree`` (default the
+        largest ``w``).
     backend : {"numba", "numpy", "cupy"}, default="numba"
         Walk engine: Numba kernels over CSR arrays, or the batched array-API
         path on NumPy or CuPy (GPU). Identical results.
@@ -303,8 +319,9 @@ class SpectralClusteringOracle(ParamsMixin):
                  batch_size=None, memory_budget=None, n_walks=None, n_landmarks=None,
                  n_cluster_landmarks=None, n_repeats=None, threshold=None,
                  threshold_scale=0.5, balance=1.0, max_degree=None, mode="batched",
-                 error_rate=None, max_query_walks=None, outlier_label=-1, max_retries=0,
-                 symmetrize=False, backend="numba", n_jobs=None, random_state=None):
+                 error_rate=None, max_query_walks=None, landmark_clustering="threshold",
+                 outlier_label=-1, max_retries=0, symmetrize=False, weighted=False,
+                 backend="numba", n_jobs=None, random_state=None):
         self.n_clusters = n_clusters
         self.walk_length = walk_length
         self.walk_length_candidates = walk_length_candidates
@@ -321,9 +338,11 @@ class SpectralClusteringOracle(ParamsMixin):
         self.mode = mode
         self.error_rate = error_rate
         self.max_query_walks = max_query_walks
+        self.landmark_clustering = landmark_clustering
         self.outlier_label = outlier_label
         self.max_retries = max_retries
         self.symmetrize = symmetrize
+        self.weighted = weighted
         self.backend = backend
         self.n_jobs = n_jobs
         self.random_state = random_state
@@ -358,6 +377,7 @@ class SpectralClusteringOracle(ParamsMixin):
 
     def _validate(self):
         check_option(self.mode, "mode", ["batched", "prior", "fast"])
+        check_option(self.landmark_clustering, "landmark_clustering", ["threshold", "kmeans"])
         if self.error_rate is not None:
             er = self.error_rate
             if isinstance(er, bool) or not isinstance(er, numbers.Real):
@@ -401,15 +421,15 @@ class SpectralClusteringOracle(ParamsMixin):
 
         Parameters
         ----------
-        graph : scipy.sparse matrix, tuple (indptr, indices) or query object
-            Undirected, unweighted graph: a sparse adjacency matrix (entries 1),
-            CSR arrays, or any object with ``degree(v)``, ``neighbor(v, i)``
-            and ``n_vertices`` (pure-Python walks: small graphs only). A
-            sparse matrix is checked once for symmetry and 0/1 entries, which
-            reads all its entries (``O(nnz)`` time, in place: no copy unless
-            it holds duplicate entries or explicit zeros; the input is never
-            modified); the oracle itself then only queries degrees and
-            neighbours.
+        graph : scipy.sparse matrix, networkx graph, tuple (indptr, indices) or query object
+            Undirected graph: a sparse adjacency matrix (entries 1, or weights
+            with ``weighted=True``), a networkx graph (vertex ``i`` is the
+            ``i``-th node of ``graph.nodes``), CSR arrays, or any object with
+            ``degree(v)``, ``neighbor(v, i)`` and ``n_vertices`` (pure-Python walks:
+            small graphs only). A sparse matrix is checked once for symmetry and 0/1
+            entries, which reads all its entries (``O(nnz)`` time, in place: no copy
+            unless it holds duplicate entries or explicit zeros; the input is never
+            modified); the oracle itself then only queries degrees and neighbours.
         y : None
             Ignored.
 
@@ -424,7 +444,11 @@ class SpectralClusteringOracle(ParamsMixin):
             of the ``1 + max_retries`` attempts.
         """
         self._validate()
-        self._g = as_graph_access(graph, max_degree=self.max_degree, symmetrize=self.symmetrize)
+        if self.weighted is True and self.mode != "fast":
+            raise ValueError("weighted=True needs mode='fast' (the batched and prior walk "
+                             "engines are unweighted).")
+        self._g = as_graph_access(graph, max_degree=self.max_degree, symmetrize=self.symmetrize,
+                                  weighted=self.weighted)
         g = self._g
         cands = self._candidates(g.n)
         p = resolve(self, g.n, len(cands))
@@ -518,7 +542,7 @@ class SpectralClusteringOracle(ParamsMixin):
         self.walk_steps_fit_ = int(steps)
         self.walk_steps_per_query_ = int(p.reps * p.s * per_estimate * t)
         self._query_base = base_words(seeds["queries"])
-        labels, n_comp = _similarity_components(alpha, self.psi_, p.threshold)
+        labels, n_comp = self._label_landmarks(alpha, seeds["clusters"])
         self.landmark_labels_ = labels
         if n_comp != p.k:
             hint = (" (fewer than n_clusters: the threshold may exceed 1/|C_max|; with "
@@ -579,7 +603,7 @@ class SpectralClusteringOracle(ParamsMixin):
         alpha = index.collision_counts(cend) / float(r * r)
         self._alpha_cluster = alpha
         self._index = index
-        labels, n_comp = _similarity_components(alpha, self.psi_, p.threshold)
+        labels, n_comp = self._label_landmarks(alpha, seeds["clusters"])
         self.landmark_labels_ = labels
         self.walk_steps_fit_ = int(steps)
         self.walk_steps_per_query_ = int(r * t)
@@ -699,6 +723,26 @@ class SpectralClusteringOracle(ParamsMixin):
         if not force:
             labels[~above] = int(self.outlier_label)
         return OracleQueryResult(labels, certified, used, means, self.error_rate)
+
+    def _label_landmarks(self, alpha, seed):
+        """Clusters of the cluster landmarks: components of ``H`` or k-means (see Notes)."""
+        p = self._p
+        if self.landmark_clustering == "threshold":
+            return _similarity_components(alpha, self.psi_, p.threshold)
+        from sklearn.cluster import KMeans
+
+        w, V = np.linalg.eigh(self.psi_)
+        top = np.argsort(w)[::-1][:p.k]
+        emb = alpha @ (V[:, top] * np.sqrt(np.maximum(w[top], 0.0)))
+        norms = np.linalg.norm(emb, axis=1, keepdims=True)
+        emb = np.divide(emb, norms, out=np.zeros_like(emb), where=norms > 0)
+        rs = int(seed.generate_state(1)[0])
+        raw = KMeans(p.k, n_init=10, random_state=rs).fit_predict(emb)
+        # order clusters by their first landmark (deterministic labels, as for H)
+        first = {c: i for i, c in reversed(list(enumerate(raw)))}
+        order = sorted(first, key=first.get)
+        labels = np.array([order.index(c) for c in raw], dtype=np.int64)
+        return labels, len(order)
 
     def _select_walk_length(self, landmarks, seed, cands):
         """Eigen-gap rule: the candidate ``t`` maximising ``sigma_k / sigma_(k+1)``.

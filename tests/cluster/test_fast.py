@@ -263,6 +263,7 @@ def test_empirical_bernstein_radius_values():
     (dict(mode="fast", error_rate="x"), TypeError, "error_rate must be"),
     (dict(mode="fast", max_query_walks=1), ValueError, "max_query_walks"),
     (dict(mode="fastest"), ValueError, "mode must be one of"),
+    (dict(mode="fast", landmark_clustering="spectral"), ValueError, "landmark_clustering"),
 ])
 def test_bad_fast_parameters(sbm300, kwargs, exc, match):
     A, _ = sbm300
