@@ -559,6 +559,7 @@ def test_estimators_reject_bad_parameters():
     ({"lower": 0.0, "M": 0.0}, "M must be in"),
 ])
 def test_region_scores_rejects_bad_input(kwargs, match):
+    kwargs = dict(kwargs)  # the parametrised dict is shared between runs: do not pop from it
     y = kwargs.pop("y", np.zeros(5))
     with pytest.raises(ValueError, match=match):
         region_scores(np.arange(5.0), y, **kwargs)

@@ -129,6 +129,13 @@ def test_noise_radius_against_theorem_form():
         0.5 * math.sqrt(0.5 / (2 * 0.5 * 0.5)))
 
 
+def test_noise_radius_defaults_are_the_unit_constants():
+    # documented defaults nu = C1 = C2 = 1: r = sqrt(m^3 / (2 lambda n))
+    n, m, lam = 480, 3, 0.6
+    assert noise_radius(n, m, lam) == pytest.approx(math.sqrt(27 / (2 * 0.6 * 480)), rel=1e-14)
+    assert noise_radius(n, m, lam) == noise_radius(n, m, lam, nu=1.0, c1=1.0, c2=1.0)
+
+
 @pytest.mark.parametrize("kwargs, name", [
     (dict(nu=0.0), "nu"), (dict(c1=0.0), "c1"), (dict(c2=0.0), "c2"),
 ])
