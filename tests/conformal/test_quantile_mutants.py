@@ -105,6 +105,20 @@ def test_quantile_is_kth_order_statistic(n):
         assert got == expected, (n, alpha, k)
 
 
+def test_quantile_of_distinct_scores_is_the_exact_order_statistic():
+    # distinct continuous scores, larger n: the k-th smallest and no neighbour of it
+    rng = np.random.default_rng(21)
+    for n in (30, 257, 1000):
+        s = rng.standard_normal(n)
+        srt = np.sort(s)
+        for alpha in (0.001 + 1 / (n + 1), 0.01, 0.1, 0.5, 0.9, 0.99):
+            k = _exact_rank(n, repr(alpha))
+            got = conformal_quantile(s.copy(), alpha)
+            assert got == (srt[k - 1] if k <= n else math.inf), (n, alpha, k)
+        # alpha just below 1: k = 1, the minimum
+        assert conformal_quantile(s.copy(), 1 - 0.5 / (n + 1)) == srt[0]
+
+
 @pytest.mark.parametrize("n, alpha", [(9, 0.3), (19, 0.05), (40, 0.1), (99, 0.2), (6, 0.5)])
 def test_quantile_coverage_is_exactly_k_over_n_plus_1_by_enumeration(n, alpha):
     # distinct scores 0..n are exchangeable: the test score takes each value with
