@@ -68,8 +68,14 @@ for r in range(reps):
     draws["balanced (signed heads)"].append(RelativeErrorEvaluator(nuisance="balanced").fit(
         d.X, d.treatment, d.y, **kw).delta_)
 fig, ax = plt.subplots(figsize=(6, 2.5))
-ax.boxplot(list(draws.values()), orientation="horizontal", tick_labels=list(draws))
+for k, values in enumerate(draws.values()):
+    q = np.percentile(values, [10, 25, 50, 75, 90])
+    ax.hlines(k, q[0], q[4], lw=1)
+    ax.hlines(k, q[1], q[3], lw=6)
+    ax.plot(q[2], k, "o", color="white", mec="k")
+ax.set_yticks(range(len(draws)))
+ax.set_yticklabels(list(draws))
 ax.axvline(0.75, color="C3")
-ax.set_xlabel("delta_hat (true 0.75)")
+ax.set_xlabel("delta_hat: median, 25-75% and 10-90% (true 0.75)")
 fig.tight_layout()
 plt.show()
