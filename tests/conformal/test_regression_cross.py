@@ -41,7 +41,7 @@ def brute_bounds(P, fold_of, R, alpha, method):
 
 
 @pytest.mark.parametrize("method", ["plus", "minmax"])
-@pytest.mark.parametrize("n, K", [(9, 3), (20, 20), (37, 5)])
+@pytest.mark.parametrize("n, K", [(9, 3), (20, 20), (37, 5), (101, 2), (150, 5)])
 @pytest.mark.parametrize("alpha", [0.05, 0.1, 0.3, 0.7])
 def test_bounds_equal_brute_force(method, n, K, alpha):
     # alpha = 0.7 with n = 9 or 20 - 1 is where (n + 1)(1 - alpha) is an integer
@@ -52,6 +52,28 @@ def test_bounds_equal_brute_force(method, n, K, alpha):
     R = np.abs(rng.normal(size=n))
     got = cross_conformal_bounds(P, fold_of, R, alpha, method)
     np.testing.assert_allclose(got, brute_bounds(P, fold_of, R, alpha, method), rtol=1e-15)
+
+
+@pytest.mark.parametrize("alpha", [0.02, 0.1, 0.5, 0.7])
+def test_fold_search_equals_dense_path_with_ties(monkeypatch, alpha):
+    # residuals and predictions on a coarse grid: many tied sums; uneven folds
+    # and a fold with no training points
+    rng = np.random.default_rng(7)
+    n, K = 300, 6
+    P = np.round(rng.normal(size=(K, 40)), 1)
+    fold_of = rng.choice([0, 1, 2, 3, 5], size=n, p=[0.1, 0.2, 0.3, 0.2, 0.2])
+    R = np.round(np.abs(rng.normal(size=n)), 1)
+    monkeypatch.setattr(_cross, "_CHUNK_VALUES", 10**9)
+    calls = []
+    orig = _cross._kth_of_shifted
+    monkeypatch.setattr(_cross, "_kth_of_shifted", lambda *a: calls.append(1) or orig(*a))
+    monkeypatch.setattr(_cross, "_use_fold_path", lambda K, n, m: True)
+    fast = cross_conformal_bounds(P, fold_of, R, alpha)
+    monkeypatch.undo()
+    assert calls
+    np.testing.assert_array_equal(fast, brute_bounds(P, fold_of, R, alpha, "plus"))
+    monkeypatch.setattr(_cross, "_use_fold_path", lambda K, n, m: False)
+    np.testing.assert_array_equal(cross_conformal_bounds(P, fold_of, R, alpha), fast)
 
 
 def test_chunked_plus_bounds_equal_one_block(monkeypatch):
