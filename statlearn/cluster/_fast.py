@@ -26,7 +26,8 @@ from ._graph import GraphAccess
 from ._kernels import walk_endpoints_kernel, weighted_walk_endpoints_kernel
 from ._walks import _namespace, _walk_object, derive_keys, walk_endpoints_xp
 
-__all__ = ["LandmarkIndex", "OracleQueryResult", "certify_look", "empirical_bernstein_radius",
+__all__ = ["LandmarkIndex", "OracleQueryResult", "certify_look", "certify_moments",
+           "empirical_bernstein_radius",
            "sequential_argmax",
            "walk_endpoints"]
 
@@ -232,27 +233,44 @@ def certify_look(data, n_options, delta, value_range, threshold, round_index):
 
     Returns ``(best, certified, above, n, means)`` as :func:`sequential_argmax`.
     """
+    data = np.asarray(data, dtype=np.float64)
     n = data.shape[0]
-    means = data.mean(axis=0)
+    best, ok, above, means = certify_moments(n, data.sum(axis=0), data.T @ data, delta,
+                                             value_range, threshold, round_index)
+    return best, ok, above, n, means
+
+
+def certify_moments(n, s1, s2, delta, value_range, threshold, round_index):
+    """The test of :func:`certify_look` from running sums (no samples kept).
+
+    ``s1[c]`` is the sum of option ``c``'s scores over ``n`` samples and
+    ``s2[c, d]`` the sum of products of options ``c`` and ``d``; the sample
+    variance of a difference ``c - d`` follows from them.
+
+    Returns ``(best, certified, above, means)``.
+    """
+    n_options = s1.shape[0]
+    means = s1 / n
     best = int(np.argmax(means))
     above = True if threshold is None else bool(means[best] >= threshold)
     if n < 2:
-        return best, False, above, n, means
+        return best, False, above, means
     n_tests = max(1, n_options * (n_options - 1) + (2 if threshold is not None else 0))
     d_r = round_delta(delta, n_tests, round_index)
     for o in range(n_options):
         if o == best:
             continue
-        diff = data[:, best] - data[:, o]
-        rad = empirical_bernstein_radius(diff.var(ddof=1), n, value_range[best, o], d_r)
-        if diff.mean() - rad <= 0:
-            return best, False, above, n, means
+        ss = s2[best, best] + s2[o, o] - 2.0 * s2[best, o]
+        mean = means[best] - means[o]
+        var = max(ss - n * mean * mean, 0.0) / (n - 1)
+        if mean - empirical_bernstein_radius(var, n, value_range[best, o], d_r) <= 0:
+            return best, False, above, means
     if threshold is not None:
-        col = data[:, best]
-        rad = empirical_bernstein_radius(col.var(ddof=1), n, value_range[best, best], d_r)
-        if not (col.mean() - rad >= threshold or col.mean() + rad < threshold):
-            return best, False, above, n, means
-    return best, True, above, n, means
+        var = max(s2[best, best] - n * means[best] ** 2, 0.0) / (n - 1)
+        rad = empirical_bernstein_radius(var, n, value_range[best, best], d_r)
+        if not (means[best] - rad >= threshold or means[best] + rad < threshold):
+            return best, False, above, means
+    return best, True, above, means
 
 
 @dataclass(frozen=True, repr=False)

@@ -11,7 +11,7 @@ import numpy as np
 
 from statlearn.utils import check_int, check_option, spawn_seeds
 
-from ._fast import LandmarkIndex, OracleQueryResult, certify_look, vertex_walks
+from ._fast import LandmarkIndex, OracleQueryResult, certify_moments, vertex_walks
 from ._graph import as_graph_access
 from ._params import ParamsMixin, memory_layout, resolve
 from ._walks import BACKENDS, _vertices, base_words, median_estimates
@@ -19,6 +19,8 @@ from ._walks import BACKENDS, _vertices, base_words, median_estimates
 __all__ = ["OracleConstructionError", "OracleQueryResult", "SpectralClusteringOracle"]
 
 _EIG_TOL = 1e-8
+#: walks per chunk of a fast-mode query batch (bounds the query's working memory)
+_QUERY_CHUNK_WALKS = 1 << 16
 _PHASES = ("landmarks", "walk_length", "gram", "clusters", "queries")
 
 
@@ -251,8 +253,11 @@ class SpectralClusteringOracle(ParamsMixin):
     positions after each candidate number of steps), and the candidate with
     the largest eigen-gap ratio is kept. Construction fails with a diagnostic
     (eigenvalues near ``k``, the gap ratio, the component sizes of the
-    similarity graph and the walk steps spent) after a fixed number of steps,
-    ``s 2R max(t) + s' R t``: there are no hidden retries.
+    similarity graph and the walk steps spent) after at most
+    ``2 s R sum(candidates) + s' R t`` walk steps: there are no hidden retries.
+    Queries are processed in chunks of at most 65,536 walks, keeping only
+    running sums per vertex, so a batch's working memory does not grow with
+    its size.
 
     *Sequential queries (``error_rate``).* Given the built ``D``, a query
     walk ending at ``v`` yields the score vector ``h(v)`` (``k`` values, its
@@ -563,22 +568,28 @@ class SpectralClusteringOracle(ParamsMixin):
         ts = list(cands) if cands else [int(self.walk_length)]
         base = base_words(seeds["gram"])
         r = p.n_walks
-        # set A (kept) and set B (only for the Gram diagonal): walk ids 2w and 2w + 1
-        ends = vertex_walks(g, landmarks, base, 0, 2 * r, ts, tags=np.arange(p.s),
-                            backend=self.backend, n_jobs=self.n_jobs).reshape(len(ts), p.s, r, 2)
-        steps = p.s * 2 * r * max(ts)
+        # set A (kept) and set B (only for the Gram diagonal): walk ids 2w and 2w + 1.
+        # Candidates one at a time (only one index held), stopping at the first decrease
+        # of the gap ratio once a ratio of at least 2 was seen, as in the batched mode.
+        steps = 0
+        held = 0
         scores, best = {}, None
-        for ci, t in enumerate(ts):
-            index = LandmarkIndex(ends[ci, :, :, 0], r)
-            G = index.gram_counts(ends[ci, :, :, 1]) / float(r * r)
+        for t in ts:
+            ends = vertex_walks(g, landmarks, base, 0, 2 * r, [t], tags=np.arange(p.s),
+                                backend=self.backend, n_jobs=self.n_jobs).reshape(p.s, r, 2)
+            steps += p.s * 2 * r * t
+            index = LandmarkIndex(ends[:, :, 0], r)
+            G = index.gram_counts(ends[:, :, 1]) / float(r * r)
+            held = max(held, ends.size + index.words + (best[1].words if best else 0))
+            del ends
             vals, vecs = np.linalg.eigh(g.n / p.s * G)
             vals, vecs = vals[::-1], vecs[:, ::-1]
             scores[t] = _gap_ratio(vals, p.k)
             if best is None or scores[t] > scores[best[0]]:
                 best = (t, index, vals, vecs)
+            elif scores[best[0]] >= 2:
+                break
         t, index, vals, vecs = best
-        held = ends.size  # endpoints held while the Gram matrices are formed
-        del ends
         self.walk_length_ = t
         self.walk_length_scores_ = scores if cands else {}
         self.gram_eigenvalues_ = vals
@@ -627,22 +638,29 @@ class SpectralClusteringOracle(ParamsMixin):
         rng_[np.diag_indices(p.k)] = ext.max(axis=0) - ext.min(axis=0)
         self._score_range = rng_
         self.index_words_ = index.words + H.size
-        self.peak_memory_words_ = int(held + index.words + 2 * p.s * p.s + p.s * p.sc
-                                      + H.size + 3 * (p.s + p.sc))
+        self.peak_memory_words_ = int(max(held, index.words + p.sc * r) + 2 * p.s * p.s
+                                      + p.s * p.sc + H.size + 3 * (p.s + p.sc))
         self.walk_buffer_words_ = int(index.words)
         self.query_memory_words_ = int(2 * r + p.s + p.k)
         qmax = self.max_query_walks
         self.max_query_walks_ = int(qmax) if qmax is not None else 32 * r
 
-    def _fast_scores(self, vertices, first, count):
-        """Per-walk cluster scores ``(q, count, k)`` of walks ``first..first+count-1``."""
-        ends = vertex_walks(self._g, vertices, self._query_base, first, count,
-                            [self.walk_length_], backend=self.backend, n_jobs=self.n_jobs)[0]
-        rows = self._index.lookup(ends.ravel()).reshape(ends.shape)
-        out = np.zeros(ends.shape + (self._p.k,))
-        hit = rows >= 0
-        out[hit] = self._scores[rows[hit]]
-        return out
+    def _fast_moments(self, vertices, which, first, count, s1, s2):
+        """Add the cluster scores of walks ``first..first+count-1`` of ``vertices[which]``
+        to the running sums ``s1`` (scores) and ``s2`` (products), in chunks of at most
+        ``_QUERY_CHUNK_WALKS`` walks, so memory does not grow with the number of queries."""
+        per = max(1, _QUERY_CHUNK_WALKS // max(count, 1))
+        for lo in range(0, which.size, per):
+            idx = which[lo:lo + per]
+            ends = vertex_walks(self._g, vertices[idx], self._query_base, first, count,
+                                [self.walk_length_], backend=self.backend,
+                                n_jobs=self.n_jobs)[0]
+            rows = self._index.lookup(ends.ravel()).reshape(ends.shape)
+            z = np.zeros(ends.shape + (self._p.k,))
+            hit = rows >= 0
+            z[hit] = self._scores[rows[hit]]
+            s1[idx] += z.sum(axis=1)
+            s2[idx] += np.einsum("qwc,qwd->qcd", z, z)
 
     def query(self, vertices, *, force=False):
         """Labels with their certificates (``mode="fast"``; sequential if ``error_rate``).
@@ -689,37 +707,39 @@ class SpectralClusteringOracle(ParamsMixin):
         means = np.zeros((q, p.k))
         if q == 0:
             return OracleQueryResult(labels, certified, used, means, self.error_rate)
-        data = self._fast_scores(v, 0, r0)
+        k = p.k
+        s1 = np.zeros((q, k))
+        s2 = np.zeros((q, k, k))
+        self._fast_moments(v, np.arange(q), 0, r0, s1, s2)
+        used[:] = r0
         if self.error_rate is None:
-            means = data.mean(axis=1)
+            means = s1 / r0
             labels = np.argmax(means, axis=1).astype(np.int64)
             above = means.max(axis=1) >= self.threshold_
-            used[:] = r0
         else:
             thr = None if force else self.threshold_
             above = np.ones(q, dtype=bool)
             pending = np.arange(q)
-            store = {i: data[i] for i in range(q)}
-            rounds = {i: 1 for i in range(q)}
+            r = 1
             while pending.size:
                 still = []
                 for i in pending:
-                    best, ok, ab, n, m = certify_look(store[i], p.k, self.error_rate,
-                                                 self._score_range, thr, rounds[i])
-                    labels[i], above[i], means[i], used[i] = best, ab, m, n
+                    best, ok, ab, m = certify_moments(used[i], s1[i], s2[i], self.error_rate,
+                                                      self._score_range, thr, r)
+                    labels[i], above[i], means[i] = best, ab, m
                     if ok:
                         certified[i] = True
-                    elif n < self.max_query_walks_:
+                    elif used[i] < self.max_query_walks_:
                         still.append(i)
                 pending = np.array(still, dtype=np.int64)
                 if pending.size:
-                    # doubling: every pending vertex draws as many new walks as it has
-                    n_have = store[int(pending[0])].shape[0]
+                    # doubling: every pending vertex (all have the same count) draws as many
+                    # new walks as it has, continuing its walk ids
+                    n_have = int(used[pending[0]])
                     extra = min(n_have, self.max_query_walks_ - n_have)
-                    new = self._fast_scores(v[pending], n_have, extra)
-                    for j, i in enumerate(pending):
-                        store[i] = np.concatenate([store[i], new[j]])
-                        rounds[i] += 1
+                    self._fast_moments(v, pending, n_have, extra, s1, s2)
+                    used[pending] += extra
+                    r += 1
         if not force:
             labels[~above] = int(self.outlier_label)
         return OracleQueryResult(labels, certified, used, means, self.error_rate)
