@@ -51,3 +51,27 @@ def test_registered_with_paper_table():
     study = get_study("spectral-oracle")
     assert "ICLR 2026" in study.paper
     assert PAPER_TABLE["accuracy"].max() == 1.0
+
+
+def test_methods_table_compares_fast_low_memory_prior_and_spectral_clustering():
+    from statlearn.studies.spectral_oracle import (
+        _methods_figure,
+        _methods_table,
+        method_replication,
+    )
+
+    grid = [{"method": m, "n": 600, "n_queries": 20}
+            for m in ("fast", "low-memory", "SpectralClustering")]
+    res = run_study(method_replication, grid, n_reps=1, random_state=0, progress=False)
+    table = _methods_table(res)
+    assert list(table["method"]) == ["fast", "low-memory", "SpectralClustering"]
+    assert (table["accuracy"] > 0.9).all()
+    assert (table["peak MB"] > 0).all()
+    sk = table[table["method"] == "SpectralClustering"].iloc[0]
+    assert sk["build / SpectralClustering"] == 1.0 and math.isnan(sk["s/query"])
+    fast = table[table["method"] == "fast"].iloc[0]
+    assert fast["s/query"] > 0 and fast["break-even q*"] >= 0
+    assert len(_methods_figure(table).axes) == 2
+    with pytest.raises(ValueError, match="method"):
+        method_replication({"method": "other", "n": 60, "n_queries": 2},
+                           np.random.default_rng(0))
