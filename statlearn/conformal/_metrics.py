@@ -56,9 +56,11 @@ def _check_y(y, n, K):
         raise ValueError(f"y must have shape ({n},), got {y.shape}.")
     if y.dtype.kind not in "iu":
         raise TypeError(f"y must hold integer label indices (columns of sets), got dtype "
-                        f"{y.dtype}.")
+                        f"{y.dtype}; encode class names first, e.g. "
+                        "np.searchsorted(clf.classes_, y).")
     if (y < 0).any() or (y >= K).any():
-        raise ValueError(f"y must hold label indices in [0, {K - 1}].")
+        raise ValueError(f"y must hold label indices in [0, {K - 1}] (columns of sets); encode "
+                         "class names first, e.g. np.searchsorted(clf.classes_, y).")
     return y.astype(np.int64)
 
 

@@ -40,19 +40,25 @@ def _check_proba(proba, name="proba"):
     return proba, xp
 
 
+_ENCODE = ("encode class names as column positions first, e.g. "
+           "np.unique(y, return_inverse=True)[1] or np.searchsorted(clf.classes_, y)")
+
+
 def _check_labels(labels, proba, xp):
     n, K = proba.shape
     if not hasattr(labels, "shape"):
         labels = np.asarray(labels)
         if labels.dtype.kind not in "iu" and labels.size:
-            raise TypeError(f"labels must hold integer label indices, got dtype {labels.dtype}.")
+            raise TypeError(f"labels must hold integer label indices, got dtype {labels.dtype}; "
+                            f"{_ENCODE}.")
         labels = xp.asarray(labels.astype(np.int64)) if not is_numpy_namespace(xp) else labels
     if labels.ndim != 1 or labels.shape[0] != n:
         raise ValueError(f"labels must have shape ({n},), got {tuple(labels.shape)}.")
     if not xp.isdtype(labels.dtype, "integral"):
         raise TypeError(f"labels must hold integer label indices, got dtype {labels.dtype}.")
     if n and (bool(xp.any(labels < 0)) or bool(xp.any(labels >= K))):
-        raise ValueError(f"labels must be label indices in [0, {K - 1}].")
+        raise ValueError(f"labels must be label indices in [0, {K - 1}] (columns of proba); "
+                         f"{_ENCODE}.")
     return xp.astype(labels, xp.int64)
 
 

@@ -28,7 +28,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..utils import Summary, check_option, check_real, check_rng, get_namespace, to_numpy
+from ..utils import (
+    Summary,
+    check_alpha,
+    check_option,
+    check_real,
+    check_rng,
+    get_namespace,
+    to_numpy,
+)
 from ..utils._array_api import is_numpy_namespace
 from ._quantile import conformal_pvalues
 
@@ -88,7 +96,7 @@ def bh_select(pvalues, q):
     >>> sel.tolist(), round(cut, 3)
     ([True, True, True, False], 0.075)
     """
-    q = check_real(q, "q", low=0, high=1, closed="neither")
+    q = check_alpha(q, "q")
     xp = get_namespace(pvalues)
     p = xp.asarray(pvalues, dtype=xp.float64)
     if p.ndim == 0 or math.prod(p.shape) == 0:
@@ -575,7 +583,7 @@ def mccs(mu_cal, y_cal, mu_test, conditions, *, q=0.1, mode="disjunctive", metho
     >>> res.n_selected, round(res.fdp, 3), round(res.power, 3)  # one draw; E[FDP] <= q
     (19, 0.263, 1.0)
     """
-    q = check_real(q, "q", low=0, high=1, closed="neither")
+    q = check_alpha(q, "q")
     check_option(mode, "mode", ["disjunctive", "conjunctive"])
     check_option(method, "method", list(METHODS))
     if not isinstance(randomize, bool | np.bool_):
@@ -717,7 +725,7 @@ def cfbh(mu_cal, y_cal, mu_test, *, c_cal=0.0, c_test=None, q=0.1, score="clip",
     >>> res.selected, round(res.threshold, 4)
     (array([0, 1, 3, 4]), 0.24)
     """
-    q = check_real(q, "q", low=0, high=1, closed="neither")
+    q = check_alpha(q, "q")
     check_option(score, "score", ["clip", "residual"])
     if not isinstance(randomize, bool | np.bool_):
         raise TypeError(f"randomize must be a bool, got {randomize!r}.")

@@ -9,7 +9,7 @@ from sklearn.linear_model import LinearRegression
 from sklearn.model_selection import train_test_split
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..utils import check_option, check_real, check_rng
+from ..utils import check_alpha, check_option, check_real, check_rng
 from ._selection import METHODS, _parse_conditions, cfbh, mccs
 
 __all__ = ["ConformalSelector", "MultiConditionSelector"]
@@ -19,7 +19,7 @@ class _SelectorBase(BaseEstimator):
     """Shared fit: train the model on one part, keep predictions on the other."""
 
     def _check_common(self):
-        check_real(self.q, "q", low=0, high=1, closed="neither")
+        check_alpha(self.q, "q")
         check_real(self.calib_size, "calib_size", low=0, high=1, closed="neither")
         if not isinstance(self.randomize, bool | np.bool_):
             raise TypeError(f"randomize must be a bool, got {self.randomize!r}.")

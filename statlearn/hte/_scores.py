@@ -33,12 +33,15 @@ def check_treatment(a, name="treatment"):
     if arr.dtype == bool:
         arr = arr.astype(np.int64)
     if not np.issubdtype(arr.dtype, np.number):
-        raise TypeError(f"{name} must be numeric 0/1, got dtype {arr.dtype}.")
+        raise TypeError(f"{name} must be numeric 0/1, got dtype {arr.dtype}; code the treated "
+                        f"arm as 1 and the control arm as 0, e.g. (arm == 'treated').astype(int).")
     if not np.all(np.isfinite(arr)):
         raise ValueError(f"{name} must not contain NaN or inf.")
     bad = ~np.isin(arr, (0, 1))
     if bad.any():
-        raise ValueError(f"{name} must contain only 0 and 1, got {arr[bad][0]!r}.")
+        raise ValueError(f"{name} must contain only 0 and 1, got {arr[bad][0].item()!r}; code "
+                         f"the treated arm as 1 and the control arm as 0, e.g. "
+                         f"(arm == treated_value).astype(int).")
     return arr.astype(np.float64)
 
 

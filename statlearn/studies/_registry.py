@@ -19,6 +19,7 @@ __all__ = [
     "StudyReport",
     "available_studies",
     "get_study",
+    "make_verdict",
     "register_study",
     "write_report",
 ]
@@ -86,6 +87,18 @@ class StudyReport:
         Figures written as PNG and linked from the report.
     text : str
         Markdown: the setup, what the paper reported and what we got.
+    verdict : str
+        One line: ``"reproduced: ..."``, ``"partly: ..."`` or
+        ``"not reproduced: ..."`` with the reason (see :func:`make_verdict`).
+        Shown at the top of the study's section and in the report's summary.
+
+    Examples
+    --------
+    >>> from statlearn.studies import StudyReport, make_verdict
+    >>> rep = StudyReport(name="x", title="X",
+    ...                   verdict=make_verdict("partly", "only the ordering is comparable"))
+    >>> rep.verdict
+    'partly: only the ordering is comparable'
     """
 
     name: str
@@ -93,6 +106,34 @@ class StudyReport:
     tables: dict = field(default_factory=dict)
     figures: dict = field(default_factory=dict)
     text: str = ""
+    verdict: str = ""
+
+
+VERDICT_LEVELS = ("reproduced", "partly", "not reproduced")
+
+
+def make_verdict(level: str, reason: str) -> str:
+    """The one-line verdict of a study: ``"LEVEL: reason"``.
+
+    Parameters
+    ----------
+    level : {"reproduced", "partly", "not reproduced"}
+        How much of the paper's headline result the study reproduces.
+    reason : str
+        Why, in one sentence (what matches, what does not, what could not be
+        compared).
+
+    Examples
+    --------
+    >>> from statlearn.studies import make_verdict
+    >>> make_verdict("reproduced", "coverage within Monte Carlo error of k/(n+1)")
+    'reproduced: coverage within Monte Carlo error of k/(n+1)'
+    """
+    check_option(level, "level", VERDICT_LEVELS)
+    reason = " ".join(str(reason).split())
+    if not reason:
+        raise ValueError("reason must say why the verdict is what it is; got an empty string.")
+    return f"{level}: {reason}"
 
 
 @dataclass(frozen=True)
@@ -183,10 +224,18 @@ def write_report(reports, out_dir, *, header: str = "") -> Path:
     lines = ["# statlearn: reproduced studies", ""]
     if header:
         lines += [header, ""]
+    reports = list(reports)
+    if any(rep.verdict for rep in reports):
+        lines += ["| study | verdict |", "|---|---|"]
+        lines += [f"| `{rep.name}` | {(rep.verdict or 'no verdict').replace('|', '/')} |"
+                  for rep in reports]
+        lines += [""]
     for rep in reports:
         sub = out / rep.name
         sub.mkdir(exist_ok=True)
         lines += [f"## {rep.title}", "", f"Study `{rep.name}`.", ""]
+        if rep.verdict:
+            lines += [f"> **Verdict: {rep.verdict}**", ""]
         if rep.text:
             lines += [rep.text.strip(), ""]
         for tname, table in rep.tables.items():

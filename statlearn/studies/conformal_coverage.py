@@ -20,7 +20,7 @@ import numpy as np
 from scipy import stats
 
 from ..conformal import conformal_quantile, conformal_rank
-from ._registry import StudyContext, StudyReport, register_study
+from ._registry import StudyContext, StudyReport, make_verdict, register_study
 
 __all__ = ["coverage_replication", "coverage_study"]
 
@@ -137,6 +137,11 @@ def coverage_study(ctx: StudyContext) -> StudyReport:
         "that coverage conditional on one calibration set falls below 1-alpha often for "
         "small n: the guarantee is marginal."
     )
+    verdict = make_verdict(
+        "reproduced" if worst < 4 else "not reproduced",
+        f"mean coverage matches the exact k/(n+1) of the theory in all {len(table)} settings "
+        f"(largest |z| {worst:.2f}; |z| < 4 expected)" if worst < 4 else
+        f"mean coverage departs from the exact k/(n+1) (largest |z| {worst:.2f} >= 4)")
     return StudyReport(name="conformal-coverage", title="Finite-sample coverage of split "
                        "conformal", tables={"coverage": table}, figures={"coverage": fig},
-                       text=text)
+                       text=text, verdict=verdict)

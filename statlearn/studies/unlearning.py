@@ -24,7 +24,7 @@ from scipy import stats
 
 from ..unlearning import NewtonUnlearner, UnlearningWarning, draw_noise, ged, make_glm_data
 from ..unlearning import noise_radius as _noise_radius
-from ._registry import StudyContext, StudyReport, register_study
+from ._registry import StudyContext, StudyReport, make_verdict, register_study
 
 __all__ = ["ged_replication", "unlearning_study"]
 
@@ -212,8 +212,18 @@ def unlearning_study(ctx: StudyContext) -> StudyReport:
         f"stated). Spearman rho of Gaussian GED against epsilon: {rho:.2f} (decreasing); "
         f"Gaussian below Laplace at every epsilon: {below}."
     )
+    p_ok = all(-0.7 <= s[("GED vs p", "gaussian", m)] <= -0.35
+               and -0.15 <= s[("GED vs p", "laplace_l2", m)] <= 0.15 for m in (1, 5, 10))
+    m_gauss = [v for k, v in s.items() if k[:2] == ("GED vs m", "gaussian")][0]
+    m_lap = [v for k, v in s.items() if k[:2] == ("GED vs m", "laplace_l2")][0]
+    n_ok = int(p_ok) + int(1.0 <= m_gauss <= 1.7) + int(abs(m_lap - 0.24) < 0.3)
+    verdict = make_verdict(
+        {3: "reproduced", 0: "not reproduced"}.get(n_ok, "partly"),
+        f"GED vs p: Gaussian slopes near -1/2 and Laplace flat {'as' if p_ok else 'unlike'} "
+        f"the paper; GED vs m: Gaussian slope {m_gauss:.2f} (paper 1.37-1.44), Laplace "
+        f"{m_lap:.2f} (paper 0.24; the paper's Laplace calibration is not given, see text).")
     tables = {"ged_vs_p": tab_p, "ged_vs_m": tab_m, "ged_vs_epsilon": tab_e, "slopes": slopes,
               "newton_error": err.reset_index(drop=True)}
     return StudyReport(name="unlearning", title="Certified unlearning: Gaussian vs Laplace "
                        "noise after one Newton step", tables=tables, figures={"ged": fig},
-                       text=text)
+                       text=text, verdict=verdict)

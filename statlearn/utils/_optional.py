@@ -15,6 +15,14 @@ _EXTRA = {
     "networkx": "test",
 }
 
+# What pip installs for each extra's module (the statlearn distribution itself is
+# not on the package index, so ``statlearn[extra]`` cannot be pip-installed by name).
+_PIP_NAME = {
+    "cupy": "cupy-cuda13x (or the cupy-cudaXXx matching your CUDA)",
+    "dask": "'dask[distributed]'",
+    "distributed": "'dask[distributed]'",
+}
+
 
 def import_optional(name: str, extra: str | None = None, purpose: str | None = None) -> ModuleType:
     """Import an optional dependency or raise an ``ImportError`` saying how to get it.
@@ -36,14 +44,18 @@ def import_optional(name: str, extra: str | None = None, purpose: str | None = N
     >>> import_optional("no_such_module_xyz", extra="gpu")
     Traceback (most recent call last):
     ...
-    ImportError: no_such_module_xyz is required ... pip install 'statlearn[gpu]'.
+    ImportError: no_such_module_xyz is required ... pip install '.[gpu]' ...
     """
     try:
         return importlib.import_module(name)
     except ImportError as exc:
         extra = extra or _EXTRA.get(name.split(".")[0])
         why = f" for {purpose}" if purpose else ""
-        how = f"pip install 'statlearn[{extra}]'" if extra else f"pip install {name}"
+        top = name.split(".")[0]
+        how = f"install it with: pip install {_PIP_NAME.get(top, top)}"
+        if extra:
+            how += (f"; or, in a clone of the statlearn repository, pip install '.[{extra}]' "
+                    f"(the '{extra}' extra)")
         raise ImportError(f"{name} is required{why} but could not be imported; {how}.") from exc
 
 

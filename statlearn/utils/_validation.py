@@ -28,6 +28,8 @@ __all__ = [
 ]
 
 _CLOSED = {"both", "neither", "left", "right"}
+_RENORM = ("Rounded or single-precision probabilities miss by a little: renormalise "
+           "with proba / proba.sum(axis=-1, keepdims=True).")
 
 
 def _describe_interval(low, high, closed: str) -> str:
@@ -163,8 +165,21 @@ def check_alpha(alpha: Any, name: str = "alpha") -> float:
     Traceback (most recent call last):
     ...
     ValueError: alpha must be in (0, 1), got 1.0.
+    >>> check_alpha(10)
+    Traceback (most recent call last):
+    ...
+    ValueError: alpha must be in (0, 1), got 10. alpha is a fraction, not a percentage ...
     """
-    return check_real(alpha, name, low=0, high=1, closed="neither")
+    try:
+        return check_real(alpha, name, low=0, high=1, closed="neither")
+    except ValueError as exc:
+        if isinstance(alpha, numbers.Real) and 1 < alpha < 100:
+            hint = (f"{exc} {name} is a fraction, not a percentage ({float(alpha):g}% is "
+                    f"{name}={float(alpha) / 100:g})")
+            if name == "alpha":
+                hint += "; the coverage is 1 - alpha (alpha=0.1 for 90% coverage)"
+            raise ValueError(hint + ".") from None
+        raise
 
 
 def check_option(value: Any, name: str, options: Iterable[Any]) -> Any:
@@ -179,6 +194,10 @@ def check_option(value: Any, name: str, options: Iterable[Any]) -> Any:
     Traceback (most recent call last):
     ...
     ValueError: score must be one of ['lac', 'aps'], got 'foo'.
+    >>> check_option("LAC", "score", ["lac", "aps"])
+    Traceback (most recent call last):
+    ...
+    ValueError: score must be one of ['lac', 'aps'], got 'LAC'; did you mean 'lac'?
     """
     options = list(options)
     try:
@@ -186,7 +205,18 @@ def check_option(value: Any, name: str, options: Iterable[Any]) -> Any:
     except TypeError:  # unhashable or incomparable
         ok = False
     if not ok:
-        raise ValueError(f"{name} must be one of {options!r}, got {value!r}.")
+        hint = ""
+        if isinstance(value, str):
+            import difflib
+
+            names = [o for o in options if isinstance(o, str)]
+            lower = {o.lower(): o for o in names}
+            close = ([lower[value.lower()]] if value.lower() in lower
+                     else difflib.get_close_matches(value, names, n=1, cutoff=0.75))
+            if close:
+                hint = f"; did you mean {close[0]!r}?"
+        raise ValueError(f"{name} must be one of {options!r}, got {value!r}"
+                         + (hint or "."))
     return value
 
 
@@ -285,7 +315,7 @@ def check_probabilities(
     >>> check_probabilities([[0.2, 0.7]])
     Traceback (most recent call last):
     ...
-    ValueError: proba: every row must sum to 1 (atol=1e-06); row 0 sums to 0.9.
+    ValueError: proba: every row must sum to 1 (atol=1e-06); row 0 sums to 0.9. ...
     """
     from ._array_api import get_namespace
 
@@ -314,12 +344,12 @@ def check_probabilities(
     if bool(xp.any(bad)):
         if ndim == 1:
             raise ValueError(
-                f"{name} must sum to 1 (atol={atol}); it sums to {float(sums):.6g}."
+                f"{name} must sum to 1 (atol={atol}); it sums to {float(sums):.6g}. {_RENORM}"
             )
         row = int(xp.argmax(xp.astype(bad, xp.int8)))
         raise ValueError(
             f"{name}: every row must sum to 1 (atol={atol}); "
-            f"row {row} sums to {float(sums[row]):.6g}."
+            f"row {row} sums to {float(sums[row]):.6g}. {_RENORM}"
         )
     return proba
 
@@ -332,5 +362,6 @@ def _raise_for_status(status, row, row_sum, name, atol):
         raise ValueError(f"{name} must be non-negative; found a negative entry.")
     if status == BAD_SUM:
         raise ValueError(
-            f"{name}: every row must sum to 1 (atol={atol}); row {row} sums to {row_sum:.6g}."
+            f"{name}: every row must sum to 1 (atol={atol}); row {row} sums to {row_sum:.6g}. "
+            f"{_RENORM}"
         )
