@@ -8,8 +8,10 @@ import name is ``statlearn``.
 Subpackages
 -----------
 conformal
-    Conformal prediction sets (SOCOP, LAC, APS, RAPS, top-k, Mondrian) and
-    conformal selection with FDR control (cfBH, MCCS).
+    Conformal prediction sets (SOCOP, LAC, APS, RAPS, top-k, Mondrian),
+    conformal regression intervals (split with absolute, normalised or CQR
+    scores; jackknife+, CV+, minmax) and conformal selection with FDR
+    control (cfBH, MCCS).
 hte
     Relative-error evaluation of heterogeneous treatment effect (CATE)
     estimators, DR-/R-loss scorers and the aggregated HTE learner.

@@ -25,7 +25,7 @@ PLUMBING = {"utils", "datasets", "simulation", "studies"}
 
 # Method area -> the words the package description must use for it.
 AREAS = {
-    "conformal": ["conformal prediction sets", "conformal selection"],
+    "conformal": ["conformal prediction sets", "conformal regression", "conformal selection"],
     "hte": ["HTE"],
     "calibration": ["partially calibrated forecasts"],
     "bandits.queueing": ["queueing"],
@@ -47,7 +47,8 @@ CLAIMS = {
     "APS": lambda: "aps_scores" in _public("conformal"),
     "RAPS": lambda: "raps_scores" in _public("conformal"),
     "conformal regression": lambda: any("Regress" in n for n in _public("conformal")),
-    "conformalized quantile regression": lambda: any("Quantile" in n for n in _public("conformal")),
+    "CQR": lambda: "SplitConformalRegressor" in _public("conformal"),
+    "jackknife+": lambda: "CrossConformalRegressor" in _public("conformal"),
     "CQB-Opt": lambda: "CQBOpt" in _public("bandits.queueing"),
     "POMIS": lambda: "pomis" in _public("bandits.causal"),
     "CTF-POMIS": lambda: "ctf_pomis" in _public("bandits.causal"),
