@@ -196,3 +196,28 @@ def test_input_messages():
     # the extreme vertices and an empty request are valid
     assert est(A, [0, 9], [9, 0], walk_length=0, n_walks=1).tolist() == [0.0, 0.0]
     assert est(A, np.array([], dtype=float), 0, walk_length=1, n_walks=2).shape == (0,)
+
+
+def test_median_estimates_exact_at_zero_length_and_independent_of_pair_order():
+    from statlearn.cluster._walks import median_estimates
+
+    A = make_random_regular_graph(30, 4, random_state=5)
+    g = as_graph_access(A)
+    base = base_words(np.random.SeedSequence(7))
+    xs = np.array([0, 4, 9, 9, 17])
+    ys = np.array([0, 5, 9, 2, 17])
+    ids = np.arange(5)
+    for reps in (1, 3):
+        for backend in ("numba", "numpy"):
+            z = median_estimates(g, xs, ys, ids, base, 0, reps, 2, 3, backend=backend)
+            np.testing.assert_array_equal(z, (xs == ys).astype(float))
+    # each pair's median depends on its id only: any order or grouping of the pairs
+    full = median_estimates(g, xs, ys, ids, base, 5, 5, 2, 3)
+    perm = np.array([3, 0, 4, 1, 2])
+    np.testing.assert_array_equal(median_estimates(g, xs[perm], ys[perm], ids[perm], base, 5,
+                                                   5, 2, 3), full[perm])
+    np.testing.assert_array_equal(median_estimates(g, xs[3:], ys[3:], ids[3:], base, 5, 5, 2,
+                                                   3), full[3:])
+    np.testing.assert_array_equal(median_estimates(g, xs, ys, ids, base, 5, 5, 2, 3,
+                                                   backend="numpy"), full)
+    assert np.all((full >= 0) & (full <= 1))
