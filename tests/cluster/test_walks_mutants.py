@@ -159,15 +159,21 @@ def test_collision_counts_edge_cases():
     assert out.shape == (0, 2)
     with pytest.raises(ValueError, match="single batch"):
         collision_counts(g, np.arange(3), np.arange(3), keys, [1], 2, 4, prior=True)
-    # several walk lengths at once: column j equals a run with ts = [t_j]
-    ts = [0, 1, 3, 3, 6]
-    for backend in ("numba", "numpy"):
-        many = collision_counts(g, np.arange(3), np.arange(3, 6), keys, ts, 2, 3,
+    # several walk lengths at once (repeated ones included): column j equals a run with
+    # ts = [t_j], on every backend, a query object included
+    ts = [0, 0, 1, 3, 3, 6]
+    query = as_graph_access(_QueryGraph(make_random_regular_graph(20, 4, random_state=0)))
+    ref = None
+    for backend, gg in (("numba", g), ("numpy", g), ("numba", query)):
+        many = collision_counts(gg, np.arange(3), np.arange(3, 6), keys, ts, 2, 3,
                                 backend=backend)
         for j, t in enumerate(ts):
-            one = collision_counts(g, np.arange(3), np.arange(3, 6), keys, [t], 2, 3,
+            one = collision_counts(gg, np.arange(3), np.arange(3, 6), keys, [t], 2, 3,
                                    backend=backend)
             np.testing.assert_array_equal(many[:, j], one[:, 0])
+        if ref is None:
+            ref = many
+        np.testing.assert_array_equal(many, ref)
 
 
 def test_input_messages():
