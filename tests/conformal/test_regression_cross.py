@@ -184,3 +184,58 @@ def test_set_params_after_fit_changes_nothing():
     np.testing.assert_array_equal(reg.predict_interval(X), before)
     res = reg.evaluate(X, y, n_bins=4)
     assert res.alpha.tolist() == [0.1] and res.bin_counts.sum() == 40
+
+
+def test_pipeline_gridsearch_clone_pandas():
+    import pandas as pd
+    from sklearn.base import clone
+    from sklearn.model_selection import GridSearchCV
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    rng = np.random.default_rng(8)
+    X, y = _data(rng, 120)
+    df, ys = pd.DataFrame(X, columns=["a", "b", "c"]), pd.Series(y)
+    reg = CrossConformalRegressor(make_pipeline(StandardScaler(), Ridge()), cv=4,
+                                  random_state=0).fit(df, ys)
+    assert list(reg.feature_names_in_) == ["a", "b", "c"]
+    np.testing.assert_array_equal(reg.predict_interval(df),
+                                  clone(reg).fit(df, ys).predict_interval(df))
+    # NumPy input: the same intervals up to rounding of the scaler (an order
+    # statistic may switch between two values within 1e-12 of each other)
+    np.testing.assert_allclose(reg.predict_interval(df), clone(reg).fit(X, y).predict_interval(X),
+                               atol=1e-9)
+    gs = GridSearchCV(CrossConformalRegressor(Ridge(), cv=3, random_state=0),
+                      {"estimator__alpha": [0.1, 100.0]}, cv=3).fit(df, ys)
+    assert gs.best_params_["estimator__alpha"] == 0.1  # low noise: less shrinkage wins on R^2
+    pipe = make_pipeline(StandardScaler(), CrossConformalRegressor(cv=3, random_state=0))
+    assert pipe.fit(df, ys).predict(df).shape == (120,)
+
+
+@pytest.mark.parametrize("model", ["ols", "1nn", "tree"])
+@pytest.mark.parametrize("alpha", [0.1, 0.25])
+def test_jackknife_plus_worst_case_is_deterministic(model, alpha):
+    # Barber et al. (2021), proof of Theorem 1, as a fact about any data set of
+    # N = n + 1 points and any symmetric, deterministic algorithm: leaving each
+    # point out in turn and building jackknife+ from the other n, at most
+    # floor(2 alpha N) points are missed ("strange" points of the comparison
+    # matrix). Exchangeability turns this into coverage >= 1 - 2 alpha. The
+    # 1-nearest-neighbour and deep-tree fits are unstable, the worst case the
+    # bound is about; heavy-tailed noise makes misses frequent (here about
+    # alpha N of them, so the check guards the bound, not the typical count).
+    from sklearn.neighbors import KNeighborsRegressor
+    from sklearn.tree import DecisionTreeRegressor
+
+    est = {"ols": LinearRegression(), "1nn": KNeighborsRegressor(n_neighbors=1),
+           "tree": DecisionTreeRegressor(random_state=0)}[model]
+    rng = np.random.default_rng(9)
+    N = 20
+    X = rng.normal(size=(N, 2))
+    y = X[:, 0] + rng.standard_cauchy(size=N)
+    misses = 0
+    for i in range(N):
+        keep = np.arange(N) != i
+        reg = CrossConformalRegressor(est, cv="jackknife", alpha=alpha).fit(X[keep], y[keep])
+        lo, hi = reg.predict_interval(X[i:i + 1])[0]
+        misses += int(not lo <= y[i] <= hi)
+    assert misses <= math.floor(2 * alpha * N)
