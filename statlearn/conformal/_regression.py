@@ -388,11 +388,15 @@ class SplitConformalRegressor(RegressorMixin, BaseEstimator):
                                  "fitted estimator with prefit=True.")
             self._set_prefit_models(_check_alphas(self.alpha)[0])
             validate_data(self, X, skip_check_array=True)
-        elif self.conformity_score_ == "cqr" and \
-                len(_check_alphas(self.alpha)[0]) != len(self.quantile_estimators_) and \
-                not self.prefit:
-            raise ValueError("CQR's quantile models were fitted for alpha = "
-                             f"{self.alpha_.tolist()}; refit to calibrate other levels.")
+        else:
+            if self.conformity_score != self.conformity_score_:
+                raise ValueError(f"the models were fitted for conformity_score="
+                                 f"{self.conformity_score_!r}; refit to use "
+                                 f"{self.conformity_score!r}.")
+            if self.conformity_score_ == "cqr" and not self.prefit and \
+                    list(_check_alphas(self.alpha)[0]) != self.alpha_.tolist():
+                raise ValueError("CQR's quantile models were fitted for alpha = "
+                                 f"{self.alpha_.tolist()}; refit to calibrate other levels.")
         y = _check_target(y)
         n = _num_samples(X)
         if n != y.shape[0]:

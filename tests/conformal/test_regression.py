@@ -279,6 +279,13 @@ def test_fitted_state_rule():
     reg.set_params(alpha=0.5, conformity_score="normalized")
     np.testing.assert_array_equal(reg.predict_interval(X), before)
     assert reg.alpha_.tolist() == [0.1]
+    with pytest.raises(ValueError, match="refit to use 'normalized'"):
+        reg.calibrate(X, y)
+    reg.set_params(conformity_score="absolute").calibrate(X, y)  # new alpha, same models
+    assert reg.alpha_.tolist() == [0.5]
+    cqr = SplitConformalRegressor(conformity_score="cqr", alpha=0.2, random_state=0).fit(X, y)
+    with pytest.raises(ValueError, match="fitted for alpha"):
+        cqr.set_params(alpha=0.1).calibrate(X, y)
 
 
 def test_prefit_calibrate_and_prefit_cqr_median():
