@@ -11,7 +11,10 @@ This measures, in one run:
 2. the cost of the exact MLE at every round (``refit_growth=0``) against the
    default geometric refit schedule;
 3. how the Numba loop's time grows with the horizon T, and with the queue
-   length (per-round work of CQB-Opt is O(Q K d^2)).
+   length (per-round work of CQB-Opt is O(Q K d^2));
+4. one ``simulate`` run end to end (T = 5000, CQB-Opt and the coupled
+   oracle) against its round loops alone, and the cost of drawing a run's
+   randomness (rejection sampling of contexts, acceptance about 0.2).
 
 Usage: ``python benchmarks/bench_queueing_bandits.py [--quick]``
 """
@@ -31,6 +34,7 @@ from statlearn.bandits.queueing import (
     OraclePolicy,
     make_queueing_instance,
     run_policy,
+    simulate,
 )
 
 
@@ -93,6 +97,16 @@ def main(quick: bool) -> None:
                        2)
         q = run.queue_length.mean()
         print(f"{lam:7.2f} {q:9.1f} {1e6 * t / 4000:9.2f} {1e6 * t / 4000 / max(q, 1):13.3f}")
+
+    print("\n4. One simulate() run end to end vs its two round loops (T = 5000, CQB-Opt)")
+    simulate(CQBOpt(), env, horizon=T, n_runs=1, random_state=0)
+    ts, _ = _best(lambda: simulate(CQBOpt(), env, horizon=T, n_runs=1, random_state=0), 7)
+    tl, _ = _best(lambda: (run_policy(CQBOpt(), env, randomness=rand, random_state=2),
+                           run_policy(OraclePolicy(env.thetas), env, randomness=rand,
+                                      random_state=2)), 7)
+    tr, _ = _best(lambda: env.sample_randomness(T, random_state=1), 7)
+    print(f"simulate, 1 run: {ts:.4f} s   round loops: {tl:.4f} s   ratio {ts / tl:.1f}   "
+          f"drawing the randomness: {tr:.4f} s (acceptance {rand.acceptance_rate:.3f})")
 
 
 if __name__ == "__main__":

@@ -148,7 +148,9 @@ class SpectralClusteringOracle(ParamsMixin):
         Walk engine: Numba kernels over CSR arrays, or the batched array-API
         path on NumPy or CuPy (GPU). Identical results.
     n_jobs : int or None
-        Numba threads. Results do not depend on it.
+        Numba threads, or on the array-API backends the number of
+        pairs walked at once (each holding one batch: memory grows with it and
+        with ``batch_size``; default 64 on NumPy). Results do not depend on it.
     random_state : None, int or SeedSequence
         Seed. Each estimate derives its own keys from it and the ids of its
         vertices, so answers do not depend on order, batching or threads.
@@ -460,6 +462,7 @@ class SpectralClusteringOracle(ParamsMixin):
         self._p = p
         self.n_vertices_ = g.n
         self.max_degree_ = g.max_degree
+        self.outlier_label_ = int(self.outlier_label)
         self.batch_size_ = p.batch_size
         self.n_walks_ = p.n_walks
         self.n_batches_ = p.n_batches
@@ -853,7 +856,7 @@ class SpectralClusteringOracle(ParamsMixin):
             best[:, c] = dots[:, self.landmark_labels_ == c].max(axis=1)
         label = np.argmax(best, axis=1).astype(np.int64)
         if not force:
-            label[best.max(axis=1) < self.threshold_] = int(self.outlier_label)
+            label[best.max(axis=1) < self.threshold_] = self.outlier_label_
         return label
 
     def which_cluster(self, v, *, force=False):

@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from statlearn.utils import Summary, check_int, check_option, check_real, spawn_seeds
+from statlearn.utils._results import compact_repr
 
 from ._graph import as_graph_access
 from ._oracle import _gap_ratio, default_walk_length_candidates
@@ -56,11 +57,7 @@ class ClusterCountTestResult:
     walk_steps: int
     walk_length_scores: dict = field(default_factory=dict)
 
-    def __repr__(self):
-        return (f"ClusterCountTestResult(n_clusters={self.n_clusters}, nu2={self.nu2:.4g}, "
-                f"threshold={self.threshold:g}, n_samples={self.n_samples}, "
-                f"walk_length={self.walk_length}, batch_size={self.batch_size}, "
-                f"n_walks={self.n_walks}, n_repeats={self.n_repeats})")
+    __repr__ = compact_repr
 
     @property
     def two_clusters(self) -> bool:
@@ -141,7 +138,9 @@ def test_one_vs_two_clusters(graph, *, walk_length=None, batch_size=None, n_walk
     backend : {"numba", "numpy", "cupy"}, default="numba"
         Walk engine.
     n_jobs : int or None
-        Numba threads.
+        Numba threads, or on the array-API backends the number of
+        pairs walked at once (each holding one batch: memory grows with it and
+        with ``batch_size``; default 64 on NumPy). Results do not depend on it.
     random_state : None, int or SeedSequence
         Seed.
 

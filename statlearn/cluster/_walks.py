@@ -98,8 +98,7 @@ def walk_endpoints_xp(indptr, indices, max_degree, starts, keys, walk_ids, ts):
     """
     xp = get_namespace(indptr)
     n_walks = starts.shape[0]
-    # pad so that the gathered index is always valid (even with no edges)
-    indices = xp.concat([indices, xp.zeros(1, dtype=indices.dtype)])
+    no_edges = indices.shape[0] == 0
     wid = xp.astype(walk_ids, xp.uint64)
     a = _hash32_xp(keys[:, 0] ^ _hash32_xp(wid ^ _SIDE_SALT, xp), xp)
     c = _hash32_xp(keys[:, 1] ^ a, xp)
@@ -119,6 +118,13 @@ def walk_endpoints_xp(indptr, indices, max_degree, starts, keys, walk_ids, ts):
         lo = xp.take(indptr, v)
         deg = xp.take(indptr, v + 1) - lo
         move = r < deg
+        if no_edges:  # nothing to gather: no walk ever moves
+            step += 1
+            while ci < len(ts) and ts[ci] == step:
+                out.append(v)
+                ci += 1
+            continue
+        # clamp the gathered index of walks that stay (always valid, no padded copy)
         nb = xp.take(indices, xp.where(move, lo + r, xp.zeros_like(lo)))
         v = xp.where(move, xp.astype(nb, xp.int64), v)
         step += 1
@@ -130,54 +136,83 @@ def walk_endpoints_xp(indptr, indices, max_degree, starts, keys, walk_ids, ts):
     return xp.stack(out, axis=0)
 
 
-def _pair_walks(xs, ys, keys, n_batches, batch_size, xp):
-    """Starts, keys and ids of all walks of the given pairs (x side, then y side)."""
+def _batch_walks(xs, ys, keys, j, batch_size, xp):
+    """Starts, keys and ids of batch ``j`` of the given pairs (x side, then y side).
+
+    Walk ``w`` of batch ``j`` has id ``2 (j b + w)`` on the ``x`` side and
+    ``2 (j b + w) + 1`` on the ``y`` side, as in the kernels.
+    """
     p = xs.shape[0]
-    r_tot = n_batches * batch_size
-    idx = xp.arange(r_tot, dtype=xp.int64)
-    ones = xp.ones((1, r_tot), dtype=xp.int64)
+    idx = xp.arange(batch_size, dtype=xp.int64) + j * batch_size
+    ones = xp.ones((1, batch_size), dtype=xp.int64)
     start_x = xp.reshape(xp.reshape(xs, (p, 1)) * ones, (-1,))
     start_y = xp.reshape(xp.reshape(ys, (p, 1)) * ones, (-1,))
     id_x = xp.reshape(xp.zeros((p, 1), dtype=xp.int64) + 2 * idx, (-1,))
-    kx = xp.reshape(xp.reshape(keys, (p, 1, 2)) * xp.ones((1, r_tot, 1), dtype=keys.dtype),
+    kx = xp.reshape(xp.reshape(keys, (p, 1, 2)) * xp.ones((1, batch_size, 1), dtype=keys.dtype),
                     (-1, 2))
     starts = xp.concat([start_x, start_y])
     ids = xp.concat([id_x, id_x + 1])
     return starts, xp.concat([kx, kx]), ids
 
 
+_NUMPY_LANES = 64
+
+
+def default_lanes(xp, batch_size):
+    """Pairs walked at once on the array-API path (64 on NumPy, more on devices).
+
+    Each pair in flight holds one batch (``2 b`` walk positions plus
+    temporaries of the same length), like one thread of the Numba kernel, so
+    memory is ``lanes * O(b)``: it follows ``batch_size``. NumPy uses 64
+    lanes (vectorisation without a large footprint); a GPU (CuPy) runs as
+    many pairs as fit ``2**22`` walk positions. ``n_jobs`` sets it.
+    """
+    import array_api_compat
+
+    if array_api_compat.is_numpy_namespace(xp):
+        return _NUMPY_LANES
+    return max(1, _XP_CHUNK_WALKS // max(1, 2 * batch_size))
+
+
 def collision_counts_xp(indptr, indices, max_degree, xs, ys, keys, ts, n_batches, batch_size,
-                        prior=False):
+                        prior=False, lanes=None):
     """Array-API version of :func:`._kernels.collision_counts_kernel` (same output).
 
-    With ``prior=True`` every walk's endpoint is kept and the count is the
-    inner product of the two full empirical count vectors (one batch).
+    Walks run one batch at a time: ``lanes`` pairs are in flight, each
+    holding the ``2 * batch_size`` walks of its current batch, so the memory
+    follows ``batch_size`` (``lanes * 2 * batch_size`` positions and
+    temporaries of that length), never the total ``n_walks``. ``lanes``
+    defaults to :func:`default_lanes`. With ``prior=True`` the single batch
+    holds all ``n_walks`` walks of each side (the unbatched estimator).
     """
     xp = get_namespace(indptr)
     n = int(indptr.shape[0]) - 1
     p = int(xs.shape[0])
-    r_tot = n_batches * batch_size
-    chunk = max(1, _XP_CHUNK_WALKS // max(1, 2 * r_tot))
+    n_t = len(ts)
+    lanes = default_lanes(xp, batch_size) if lanes is None else max(1, int(lanes))
     results = []
-    for lo in range(0, p, chunk):
-        hi = min(p, lo + chunk)
+    for lo in range(0, p, lanes):
+        hi = min(p, lo + lanes)
         q = hi - lo
-        starts, kk, ids = _pair_walks(xs[lo:hi], ys[lo:hi], keys[lo:hi, :], n_batches,
-                                      batch_size, xp)
-        ends = walk_endpoints_xp(indptr, indices, max_degree, starts, kk, ids, ts)
-        half = q * r_tot
-        # composite key: ((pair * B) + batch) * n + vertex, sorted within the chunk
-        group = xp.reshape(xp.arange(q * n_batches, dtype=xp.int64), (q * n_batches, 1))
-        group = xp.reshape(group * xp.ones((1, batch_size), dtype=xp.int64), (-1,))
-        rows = []
-        for ci in range(len(ts)):
-            ex = ends[ci, :half] + group * n
-            ey = ends[ci, half:] + group * n
-            ex = xp.sort(ex)
-            cnt = (xp.searchsorted(ex, ey, side="right") - xp.searchsorted(ex, ey, side="left"))
-            rows.append(xp.sum(xp.reshape(cnt, (q, r_tot)), axis=1))
-        results.append(xp.stack(rows, axis=1))
-    out = xp.concat(results, axis=0) if results else xp.zeros((0, len(ts)), dtype=xp.int64)
+        half = q * batch_size
+        # composite key: pair * n + vertex, so one sort serves all pairs in flight
+        group = xp.reshape(xp.arange(q, dtype=xp.int64), (q, 1))
+        group = xp.reshape(group * xp.ones((1, batch_size), dtype=xp.int64), (-1,)) * n
+        total = xp.zeros((q, n_t), dtype=xp.int64)
+        for j in range(n_batches):
+            starts, kk, ids = _batch_walks(xs[lo:hi], ys[lo:hi], keys[lo:hi, :], j,
+                                           batch_size, xp)
+            ends = walk_endpoints_xp(indptr, indices, max_degree, starts, kk, ids, ts)
+            rows = []
+            for ci in range(n_t):
+                ex = xp.sort(ends[ci, :half] + group)
+                ey = ends[ci, half:] + group
+                cnt = (xp.searchsorted(ex, ey, side="right")
+                       - xp.searchsorted(ex, ey, side="left"))
+                rows.append(xp.sum(xp.reshape(cnt, (q, batch_size)), axis=1))
+            total = total + xp.stack(rows, axis=1)
+        results.append(total)
+    out = xp.concat(results, axis=0) if results else xp.zeros((0, n_t), dtype=xp.int64)
     return out
 
 
@@ -254,10 +289,14 @@ def collision_counts(g: GraphAccess, xs, ys, keys, ts, n_batches, batch_size, *,
                                            ts_arr, n_batches, batch_size)
     xp = _namespace(backend)
     out = collision_counts_xp(
-        xp.asarray(g.indptr.astype(np.int64)), xp.asarray(g.indices.astype(np.int64)),
+        xp.asarray(g.indptr.astype(np.int64, copy=False)),
+        xp.asarray(g.indices.astype(np.int64, copy=False)),
         g.max_degree, xp.asarray(xs), xp.asarray(ys), xp.asarray(keys),
-        [int(t) for t in ts_arr], n_batches, batch_size, prior=prior)
+        [int(t) for t in ts_arr], n_batches, batch_size, prior=prior, lanes=n_jobs)
     return to_numpy(out).astype(np.int64)
+
+
+_ESTIMATES_PER_CALL = 256
 
 
 def median_estimates(g, xs, ys, ids, base, t, reps, n_batches, batch_size, *, prior=False,
@@ -266,18 +305,27 @@ def median_estimates(g, xs, ys, ids, base, t, reps, n_batches, batch_size, *, pr
 
     ``ids`` (n_pairs, m) are integers naming each pair; with the base words
     they fix every estimate's keys, so results do not depend on the order or
-    grouping of the pairs.
+    grouping of the pairs. Pairs are processed in groups of about
+    ``256 / reps``, so the keys and counts held at once stay bounded
+    (instead of growing with ``n_pairs * reps``).
     """
     xs = np.asarray(xs, dtype=np.int64)
+    ys = np.broadcast_to(np.asarray(ys, dtype=np.int64), xs.shape)
     n_pairs = xs.size
-    rep = np.repeat(np.arange(reps), n_pairs)
     ids = np.asarray(ids, dtype=np.int64).reshape(n_pairs, -1)
-    keys = derive_keys(base, np.column_stack([np.tile(ids, (reps, 1)), rep]))
-    counts = collision_counts(g, np.tile(xs, reps), np.tile(np.asarray(ys), reps), keys, [t],
-                              n_batches, batch_size, backend=backend, n_jobs=n_jobs,
-                              prior=prior)
-    z = counts[:, 0].reshape(reps, n_pairs) / (n_batches * batch_size ** 2)
-    return np.median(z, axis=0)
+    out = np.empty(n_pairs)
+    step = max(1, _ESTIMATES_PER_CALL // reps)
+    for lo in range(0, n_pairs, step):
+        hi = min(n_pairs, lo + step)
+        c = hi - lo
+        rep = np.repeat(np.arange(reps), c)
+        keys = derive_keys(base, np.column_stack([np.tile(ids[lo:hi], (reps, 1)), rep]))
+        counts = collision_counts(g, np.tile(xs[lo:hi], reps), np.tile(ys[lo:hi], reps), keys,
+                                  [t], n_batches, batch_size, backend=backend, n_jobs=n_jobs,
+                                  prior=prior)
+        z = counts[:, 0].reshape(reps, c) / (n_batches * batch_size ** 2)
+        out[lo:hi] = np.median(z, axis=0)
+    return out
 
 
 def _namespace(backend):
@@ -328,7 +376,9 @@ def estimate_collision_probabilities(graph, x, y, *, walk_length, n_walks, batch
         Kernel over CSR arrays, or the vectorised array-API path on NumPy or
         CuPy. All give identical numbers.
     n_jobs : int or None
-        Numba threads.
+        Numba threads, or on the array-API backends the number of
+        pairs walked at once (each holding one batch: memory grows with it and
+        with ``batch_size``; default 64 on NumPy). Results do not depend on it.
     random_state : None, int or SeedSequence
         Seed; estimate ``i`` (in C order of the broadcast pairs) uses keys
         derived from it and ``i`` only.

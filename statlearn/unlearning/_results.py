@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from ..utils import ConfidenceInterval, Summary, normal_interval
+from ..utils._results import compact_repr
 
 __all__ = ["DivergenceResult", "UnlearningReport"]
 
@@ -194,9 +195,11 @@ class DivergenceResult:
             return ConfidenceInterval(math.nan, math.nan)
         return normal_interval(self.estimate, self.se, confidence_level)
 
-    def summary(self) -> Summary:
-        """Summary table of the estimate and its interval."""
-        lo, hi = self.confidence_interval()
+    __repr__ = compact_repr
+
+    def summary(self, confidence_level: float = 0.95) -> Summary:
+        """Summary table of the estimate and its interval at ``confidence_level``."""
+        lo, hi = self.confidence_interval(confidence_level)
         table = pd.DataFrame({"estimate": [self.estimate], "signed": [self.signed_estimate],
                               "se": [self.se], "ci_low": [lo], "ci_high": [hi],
                               "n_points": [self.n_points], "n_draws": [self.n_draws]})

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-__all__ = ["ConfidenceInterval", "Summary", "normal_interval"]
+__all__ = ["ConfidenceInterval", "Summary", "compact_repr", "normal_interval"]
 
 
 class ConfidenceInterval(NamedTuple):
@@ -26,6 +26,48 @@ class ConfidenceInterval(NamedTuple):
 
     low: float
     high: float
+
+
+def _short(value) -> str:
+    if isinstance(value, np.ndarray):
+        if value.size <= 6 and value.ndim <= 1:
+            return np.array2string(value, precision=4, separator=", ")
+        return f"<array shape={value.shape} dtype={value.dtype}>"
+    if isinstance(value, pd.DataFrame):
+        return f"<DataFrame {value.shape[0]} rows x {value.shape[1]} columns>"
+    if isinstance(value, float | np.floating):
+        return format(float(value), ".4g")
+    if isinstance(value, list | tuple) and len(value) > 6:
+        return f"<{type(value).__name__} of {len(value)} items>"
+    if isinstance(value, dict) and len(value) > 6:
+        return f"<dict of {len(value)} items>"
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def compact_repr(obj) -> str:
+    """``repr`` of a result dataclass that never dumps large arrays or tables.
+
+    Scalars are shown (floats to 4 significant digits); arrays of more than 6
+    entries, DataFrames and long containers are shown by shape or length.
+
+    Examples
+    --------
+    >>> from dataclasses import dataclass
+    >>> import numpy as np
+    >>> from statlearn.utils._results import compact_repr
+    >>> @dataclass(frozen=True)
+    ... class R:
+    ...     estimate: float
+    ...     draws: np.ndarray
+    ...     __repr__ = compact_repr
+    >>> R(0.123456, np.zeros(1000))
+    R(estimate=0.1235, draws=<array shape=(1000,) dtype=float64>)
+    """
+    from dataclasses import fields
+
+    parts = [f"{f.name}={_short(getattr(obj, f.name))}" for f in fields(obj) if f.repr]
+    return f"{type(obj).__name__}({', '.join(parts)})"
 
 
 def normal_interval(estimate, se, confidence_level: float = 0.95) -> ConfidenceInterval:

@@ -14,6 +14,8 @@ import inspect
 
 import numpy as np
 
+from statlearn.utils._results import _short
+
 __all__ = ["ParamsMixin", "UnstableQueueWarning"]
 
 
@@ -60,7 +62,7 @@ class ParamsMixin:
             value = getattr(self, name)
             default = sig.parameters[name].default
             if isinstance(value, np.ndarray) or not _same(value, default):
-                parts.append(f"{name}={value!r}")
+                parts.append(f"{name}={_short(value)}")
         return f"{type(self).__name__}({', '.join(parts)})"
 
 

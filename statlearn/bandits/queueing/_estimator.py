@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
+from sklearn.exceptions import ConvergenceWarning
 
 from statlearn.utils import check_array, check_int, check_real
 
@@ -127,9 +129,14 @@ class LogisticUCBEstimator(ParamsMixin):
         self
         """
         self._validate()
+        # parameters are captured here: set_params takes effect at the next initialize
+        self._lam = float(self.lam_reg)
+        self._growth = float(self.refit_growth)
+        self._max_iter = int(self.max_iter)
+        self._tol = float(self.tol)
         K = check_int(n_servers, "n_servers", low=1)
         d = check_int(n_features, "n_features", low=1)
-        lam = float(self.lam_reg)
+        lam = self._lam
         if theta_init is None:
             self.theta_ = np.zeros((K, d))
         else:
@@ -181,7 +188,7 @@ class LogisticUCBEstimator(ParamsMixin):
         self.n_obs_[k] += 1
         n = int(self.n_obs_[k])
         _sherman_morrison_np(self.vinv_[k], x, 1.0)
-        if n >= (1.0 + self.refit_growth) * self.n_refit_[k]:
+        if n >= (1.0 + self._growth) * self.n_refit_[k]:
             self.n_iter_ = self._newton(k)
             self.n_refit_[k] = n
         else:
@@ -194,10 +201,12 @@ class LogisticUCBEstimator(ParamsMixin):
         X = np.asarray(self._X[k])
         y = np.asarray(self._y[k])
         d = X.shape[1]
-        lam = float(self.lam_reg)
+        lam = self._lam
         theta = self.theta_[k]
         it = 0
-        while it < self.max_iter:
+        converged = False
+        step_size = math.inf
+        while it < self._max_iter:
             it += 1
             m = sigmoid_np(_rowdot(X, theta[None])[:, 0])
             g = lam * theta + X.T @ (m - y)
@@ -206,8 +215,16 @@ class LogisticUCBEstimator(ParamsMixin):
             step = hi @ g
             theta -= step
             self.hinv_[k] = hi
-            if np.max(np.abs(step)) < self.tol:
+            step_size = float(np.max(np.abs(step)))
+            if step_size < self._tol:
+                converged = True
                 break
+        if not converged:
+            warnings.warn(
+                f"LogisticUCBEstimator: the Newton refit of server {k} stopped after "
+                f"max_iter={self._max_iter} iterations with a last step of {step_size:.3g} "
+                f">= tol={self._tol:g}; the estimate is not the regularised MLE (increase "
+                "max_iter).", ConvergenceWarning, stacklevel=3)
         return it
 
     def mean(self, X):
@@ -234,7 +251,7 @@ class LogisticUCBEstimator(ParamsMixin):
         d = self.theta_.shape[1]
         S = math.sqrt(d) if norm_bound is None else float(norm_bound)
         check_real(delta, "delta", low=0, high=1, closed="neither")
-        return np.array([confidence_radius_np(int(n), d, float(self.lam_reg), float(c_beta),
+        return np.array([confidence_radius_np(int(n), d, self._lam, float(c_beta),
                                               float(kappa), S, math.log(1.0 / delta))
                          for n in self.n_obs_])
 

@@ -19,6 +19,7 @@ from statlearn.utils import (
     check_rng,
     normal_interval,
 )
+from statlearn.utils._results import compact_repr
 
 from .._protocol import check_policy
 from . import _kernels as _k
@@ -67,6 +68,8 @@ class QueueRun:
     theta: np.ndarray | None = None
     n_obs: np.ndarray | None = None
     n_explore: int = 0
+
+    __repr__ = compact_repr
 
 
 def _check_policy_env(policy, env, engine):
@@ -327,7 +330,7 @@ def simulate(policy, env, horizon, n_runs=100, *, common_random_numbers=True, ch
     if random_state is not None and not isinstance(random_state, numbers.Integral):
         raise TypeError(f"random_state must be an int or None, got {random_state!r}.")
     ck = _checkpoints(checkpoints, T)
-    env.sample_randomness(T, 0)  # validates the environment (and a context sequence's length)
+    env._check_horizon(T)  # validates the environment (and a context sequence's length)
     prepared = None
     if isinstance(policy, _QueuePolicy):
         prepared = policy._prepare(env.n_servers, env.n_features, T)
@@ -387,6 +390,8 @@ class QueueSimulationResult:
     n_explore: np.ndarray
     acceptance_rate: float
     common_random_numbers: bool
+
+    __repr__ = compact_repr
 
     @property
     def horizon(self) -> int:
