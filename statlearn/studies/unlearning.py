@@ -79,7 +79,7 @@ def ged_replication(setting, rng):
         out[f"r_m{m}"] = r
         for noise in ("gaussian", "laplace_l2"):
             for eps in epsilons:
-                b = draw_noise(noise, r, eps, n, n_draws=n_noise, rng=rng)
+                b = draw_noise(noise, r, eps, n, n_draws=n_noise, random_state=rng)
                 res = ged(exact, beta1 + b, X0, y0, loss="logistic")
                 out[f"ged_{noise}_m{m}_eps{eps:g}"] = res.estimate
     return out

@@ -748,12 +748,12 @@ class NewtonUnlearner(BaseEstimator):
                                       _THIRD_DERIVATIVE_BOUND[self._cfg.loss] * R**3,
                                       self._cfg.epsilon, self._cfg.delta)
             if self._cfg.noise is not None and sigma > 0:
-                b = draw_noise("gaussian", sigma, 1.0, p_noise, rng=rng)
+                b = draw_noise("gaussian", sigma, 1.0, p_noise, random_state=rng)
                 noise_name = "gaussian"
         elif self._cfg.mechanism == "guo":
             sigma, noise_name = self._guo_sigma, "gaussian-objective"
         elif self._cfg.noise is not None and math.isfinite(r):
-            b = draw_noise(self._cfg.noise, r, self._cfg.epsilon, p_noise, rng=rng)
+            b = draw_noise(self._cfg.noise, r, self._cfg.epsilon, p_noise, random_state=rng)
             sigma, noise_name = r / self._cfg.epsilon, self._cfg.noise
         if b is None:
             released = beta
@@ -966,7 +966,7 @@ class NewtonUnlearner(BaseEstimator):
         r = self._radius(n_before, max(int(idx.size), 1))
         p_noise = beta.shape[0] - 1 if self._free_intercept else beta.shape[0]
         b = draw_noise(self._cfg.noise, r, self._cfg.epsilon, p_noise, n_draws=n_draws,
-                       rng=check_rng(random_state))
+                       random_state=check_rng(random_state))
         if not self._free_intercept:
             return beta + b
         # noise on the coefficients; the intercept is refitted on the kept rows

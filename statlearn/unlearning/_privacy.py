@@ -15,6 +15,7 @@ References
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 from scipy import stats
@@ -168,7 +169,7 @@ def noise_radius(n_samples, n_removed, alpha, *, nu=1.0, c1=1.0, c2=1.0):
     return c1 * math.sqrt(c2 * m**3 / (2.0 * alpha * nu * n))
 
 
-def draw_noise(noise, radius, epsilon, size, *, n_draws=None, rng=None):
+def draw_noise(noise, radius, epsilon, size, *, n_draws=None, random_state=None, rng=None):
     """Draw unlearning noise with scale set by ``radius / epsilon``.
 
     * ``"gaussian"``: ``b ~ N(0, sigma^2 I)`` with ``sigma = radius / epsilon``.
@@ -190,8 +191,10 @@ def draw_noise(noise, radius, epsilon, size, *, n_draws=None, rng=None):
         Dimension ``p``.
     n_draws : int, optional
         Number of independent draws; ``None`` returns one vector.
+    random_state : None, int or numpy.random.Generator
+        Random stream (the library's one spelling for it).
     rng : None, int or numpy.random.Generator
-        Random stream.
+        Deprecated alias of ``random_state``.
 
     Returns
     -------
@@ -200,10 +203,10 @@ def draw_noise(noise, radius, epsilon, size, *, n_draws=None, rng=None):
     Examples
     --------
     >>> from statlearn.unlearning import draw_noise
-    >>> b = draw_noise("gaussian", 0.1, 0.5, 1000, n_draws=50, rng=0)
+    >>> b = draw_noise("gaussian", 0.1, 0.5, 1000, n_draws=50, random_state=0)
     >>> round(float(b.std()), 2)
     0.2
-    >>> c = draw_noise("laplace_l2", 0.1, 0.5, 1000, rng=0)
+    >>> c = draw_noise("laplace_l2", 0.1, 0.5, 1000, random_state=0)
     >>> bool(abs(float((c ** 2).sum() ** 0.5) / 200 - 1) < 0.2)
     True
     """
@@ -212,7 +215,13 @@ def draw_noise(noise, radius, epsilon, size, *, n_draws=None, rng=None):
     epsilon = check_real(epsilon, "epsilon", low=0, closed="neither")
     size = check_int(size, "size", low=1)
     k = 1 if n_draws is None else check_int(n_draws, "n_draws", low=1)
-    rng = check_rng(rng)
+    if rng is not None:
+        if random_state is not None:
+            raise TypeError("give random_state only (rng is its deprecated alias).")
+        warnings.warn("draw_noise(rng=...) is deprecated; use random_state=...",
+                      FutureWarning, stacklevel=2)
+        random_state = rng
+    rng = check_rng(random_state)
     scale = radius / epsilon
     if noise == "gaussian":
         out = scale * rng.standard_normal((k, size))

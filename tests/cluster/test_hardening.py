@@ -10,7 +10,7 @@ from statlearn.datasets import make_planted_expanders
 
 def test_predictions_use_the_outlier_label_captured_at_fit():
     A, _ = make_planted_expanders([200, 200], 10, n_bridges=10, random_state=0)
-    est = SpectralClusteringOracle(2, walk_length=8, random_state=0).fit(A)
+    est = SpectralClusteringOracle(2, walk_length=8, n_repeats=1, random_state=0).fit(A)
     v = np.arange(0, 400, 7)
     # a threshold no dot product reaches makes every query an outlier
     est.threshold_ = np.inf

@@ -84,4 +84,4 @@ def test_default_walk_length_finds_two_weakly_linked_blocks():
         one = make_random_regular_graph(n, 8, random_state=seed)
         res = cl.test_one_vs_two_clusters(one, n_repeats=1, random_state=seed)
         assert res.n_clusters == 1, (seed, res.nu2, res.walk_length_scores)
-    assert len(repr(res)) < 300
+    assert len(repr(res)) < 400 and "eigenvalues=<array shape=(64,)" in repr(res)

@@ -200,3 +200,14 @@ def test_predictions_and_requests_use_parameters_captured_at_fit():
     # a new fit takes the new parameters
     est.fit(X, y)
     assert est.loss_ == "squared" and est.intercept_ == 0.0
+
+
+def test_draw_noise_spells_its_seed_random_state():
+    from statlearn.unlearning import draw_noise
+
+    a = draw_noise("gaussian", 1.0, 1.0, 4, random_state=3)
+    with pytest.warns(FutureWarning, match="random_state"):
+        b = draw_noise("gaussian", 1.0, 1.0, 4, rng=3)
+    np.testing.assert_array_equal(a, b)
+    with pytest.raises(TypeError, match="random_state only"):
+        draw_noise("gaussian", 1.0, 1.0, 4, rng=3, random_state=3)

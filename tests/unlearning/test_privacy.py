@@ -129,7 +129,7 @@ def test_u2_noise_scale_does_not_depend_on_removed_data():
 
 def test_u2_gaussian_noise_std_and_covariance():
     n_draws, p, sigma = 10_000, 20, 0.37
-    b = draw_noise("gaussian", sigma * 0.8, 0.8, p, n_draws=n_draws, rng=1)
+    b = draw_noise("gaussian", sigma * 0.8, 0.8, p, n_draws=n_draws, random_state=1)
     sd = b.std(axis=0, ddof=1)
     # per coordinate: (n-1) s^2 / sigma^2 ~ chi2(n-1); two-sided, false-alarm 1e-6 over p coords
     tail = 1e-6 / (2 * p)
@@ -146,7 +146,7 @@ def test_u2_gaussian_noise_std_and_covariance():
 
 def test_laplace_l2_noise_law():
     p, scale, n_draws = 50, 0.2, 4000
-    b = draw_noise("laplace_l2", scale * 1.5, 1.5, p, n_draws=n_draws, rng=2)
+    b = draw_noise("laplace_l2", scale * 1.5, 1.5, p, n_draws=n_draws, random_state=2)
     norms = np.linalg.norm(b, axis=1)
     # ||b|| ~ Gamma(p, scale): KS test at false-alarm 1e-6
     assert stats.kstest(norms, stats.gamma(p, scale=scale).cdf).pvalue > 1e-6
