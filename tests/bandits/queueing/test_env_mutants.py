@@ -264,3 +264,76 @@ def test_make_queueing_instance_draws_an_acceptable_instance():
             r"max_tries must be in \[1, inf\].*")
     _raises(lambda: make_queueing_instance(n_features=0), ValueError,
             r"n_features must be in \[1, inf\].*")
+
+
+def test_seeds_make_every_draw_reproducible():
+    env = ContextualQueueEnv(THETAS, 0.5, slack=0.1, random_state=3)
+    a = env.reset(horizon=40)._rand
+    b = env.reset(horizon=40)._rand
+    np.testing.assert_array_equal(a.arrivals, b.arrivals)
+    np.testing.assert_array_equal(a.features, b.features)
+    np.testing.assert_array_equal(a.service_u, b.service_u)
+    assert env.get_params()["random_state"] == 3
+    X1, _ = env.sample_contexts(20, random_state=4)
+    X2, _ = env.sample_contexts(20, random_state=4)
+    np.testing.assert_array_equal(X1, X2)
+    assert env.check_stability(n_samples=1, random_state=2) == env.check_stability(
+        n_samples=1, random_state=2)
+    assert env.context_min_eigenvalue(50, random_state=6) == env.context_min_eigenvalue(
+        50, random_state=6)
+    e1 = make_queueing_instance(n_servers=2, n_features=3, random_state=8)
+    e2 = make_queueing_instance(n_servers=2, n_features=3, random_state=8)
+    np.testing.assert_array_equal(e1.thetas, e2.thetas)
+    # the paper's parameters: uniform on [-1, 1], so both signs occur among 5 x 5 draws
+    assert e1.thetas.min() < 0 < e1.thetas.max()
+    big = make_queueing_instance(random_state=0)
+    assert big.thetas.min() < -0.5 and big.thetas.max() > 0.5
+
+
+def test_instance_acceptance_is_measured_at_the_slack_level():
+    # without slack the level is the arrival rate itself
+    env = make_queueing_instance(n_servers=1, n_features=1, arrival_rate=0.5, slack=None,
+                                 min_acceptance=0.3, random_state=0)
+    assert env.slack is None
+    probe = np.random.default_rng(1).uniform(-1, 1, (20_000, 1))
+    assert np.mean(env.service_rates(probe).max(axis=1) >= 0.5) >= 0.3 - 0.02
+    # with a slack, instances are kept only if the acceptance at lambda + slack is enough
+    for seed in range(4):
+        env = make_queueing_instance(n_servers=2, n_features=2, arrival_rate=0.5, slack=0.1,
+                                     min_acceptance=0.25, random_state=seed)
+        probe = np.random.default_rng(seed + 10).uniform(-1, 1, (40_000, 2))
+        # the instance's own probe has 4000 points: sd of its estimate < 0.008
+        assert np.mean(env.service_rates(probe).max(axis=1) >= 0.6) >= 0.25 - 0.04
+
+
+def test_more_messages_whole():
+    env = ContextualQueueEnv(THETAS, 0.95)
+    with pytest.warns(UnstableQueueWarning) as rec:
+        env.check_stability(n_samples=3, random_state=0)
+    msg = str(rec[0].message)
+    assert re.fullmatch(r"arrival_rate = 0\.95 is not below the best service rate of any "
+                        r"context seen \(.*\): the queue is unstable and grows linearly under "
+                        r"every policy\. Simulating anyway\.", msg), msg
+    assert rec[0].filename == __file__  # reported at the caller
+    _raises(lambda: ContextualQueueEnv(THETAS, 0.5).reset(), ValueError,
+            r"reset needs a horizon or a QueueRandomness\.")
+    _raises(lambda: ContextualQueueEnv(THETAS, 0.5).reset(randomness=np.zeros(3)), TypeError,
+            r"randomness must be a QueueRandomness, got ndarray\.")
+    _raises(lambda: ContextualQueueEnv(THETAS, 0.5).sample_contexts(-1), ValueError,
+            r"n must be in \[0, inf\].*")
+    _raises(lambda: ContextualQueueEnv(THETAS, 0.5).service_rates([[np.nan, 0.0]]), ValueError,
+            r"X: .*")
+    _raises(lambda: ContextualQueueEnv(THETAS, 0.5).service_rates([["a", "b"]]), ValueError,
+            r"X: .*")
+    _raises(lambda: ContextualQueueEnv(np.zeros((1, 2)), 0.5, context_sequence=[[np.nan, 0.0]])
+            .context_min_eigenvalue(), ValueError, r"context_sequence: .*")
+    _raises(lambda: make_queueing_instance(n_servers=0), ValueError,
+            r"n_servers must be in \[1, inf\].*")
+    _raises(lambda: make_queueing_instance(min_acceptance=-0.1), ValueError,
+            r"min_acceptance must be in \[0, 1\].*")
+    env = ContextualQueueEnv(np.zeros((1, 1)), arrival_rate=0.45, slack=0.1, max_attempts=4)
+    _raises(lambda: env.sample_contexts(2, random_state=0), ValueError,
+            r"the slack assumption cannot be met: no context with max_k mu\(x\^T theta_k\) >= "
+            r"arrival_rate \+ slack = 0\.55 in 4 consecutive draws \(0 of \d+ candidates "
+            r"accepted so far\)\. Lower arrival_rate or slack, or change the context law / "
+            r"thetas\.")
