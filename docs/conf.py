@@ -1,6 +1,7 @@
 """Sphinx configuration for the statlearn documentation."""
 
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -67,3 +68,17 @@ html_theme_options = {
     "navbar_end": ["navbar-icon-links"],
     "show_toc_level": 2,
 }
+
+
+# scikit-learn's inherited ``score`` docstrings link to labels of scikit-learn's
+# own user guide (e.g. ``:ref:`accuracy <accuracy_score>```), which do not exist
+# here; keep the link text and drop the link.
+_SKLEARN_LABEL_REF = re.compile(r":ref:`([^`<]+?)\s*<(accuracy_score|r2_score)>`")
+
+
+def _drop_sklearn_label_refs(app, what, name, obj, options, lines):
+    lines[:] = [_SKLEARN_LABEL_REF.sub(r"\1", line) for line in lines]
+
+
+def setup(app):
+    app.connect("autodoc-process-docstring", _drop_sklearn_label_refs)

@@ -1,7 +1,7 @@
 """
-============================================================
+==============================================================
 Prediction intervals: split, CQR, Mondrian, jackknife+ and CV+
-============================================================
+==============================================================
 
 Any regression model becomes an interval predictor with coverage at least
 ``1 - alpha`` for exchangeable data. This example builds the intervals of
