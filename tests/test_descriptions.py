@@ -56,6 +56,11 @@ CLAIMS = {
     "relative-error": lambda: "RelativeErrorEvaluator" in _public("hte"),
     "relative error": lambda: "RelativeErrorEvaluator" in _public("hte"),
     "Newton": lambda: "NewtonUnlearner" in _public("unlearning"),
+    # things a reader might expect but that are not built (each claim needs its code)
+    "predictive system": lambda: any("Predictive" in n for n in _public("conformal")),
+    "risk control": lambda: any("Risk" in n for n in _public("conformal")),
+    "LinUCB": lambda: any("LinUCB" in n for n in _public("bandits.queueing")),
+    "uplift": lambda: any("Uplift" in n for n in _public("hte")),
 }
 
 
