@@ -32,6 +32,9 @@ __all__ = ["LandmarkIndex", "OracleQueryResult", "certify_look", "certify_moment
            "walk_endpoints"]
 
 
+_WALK_CHUNK = 1 << 17
+
+
 def walk_endpoints(g: GraphAccess, starts, keys, walk_ids, ts, *, backend="numba", n_jobs=None):
     """Positions ``(len(ts), n_walks)`` of lazy walks on any backend (same walks everywhere)."""
     starts = np.ascontiguousarray(starts, dtype=np.int64)
@@ -78,11 +81,19 @@ def vertex_walks(g, vertices, base, first, count, ts, *, tags=None, backend="num
     q = vertices.size
     tags = np.zeros(q, dtype=np.int64) if tags is None else np.asarray(tags, dtype=np.int64)
     keys = derive_keys(base, np.column_stack([vertices, tags]))
-    starts = np.repeat(vertices, count)
-    kk = np.repeat(keys, count, axis=0)
-    ids = np.tile(np.arange(first, first + count, dtype=np.int64), q)
-    ends = walk_endpoints(g, starts, kk, ids, ts, backend=backend, n_jobs=n_jobs)
-    return ends.reshape(len(ts), q, count)
+    out = np.empty((len(ts), q, count), dtype=np.int64)
+    # chunks of at most _WALK_CHUNK walks: the per-walk starts, keys and ids are
+    # temporaries of 4 words per walk, so they are never built for all walks at once
+    per = max(1, _WALK_CHUNK // max(count, 1))
+    ids = np.arange(first, first + count, dtype=np.int64)
+    for lo in range(0, q, per):
+        hi = min(q, lo + per)
+        m = hi - lo
+        ends = walk_endpoints(g, np.repeat(vertices[lo:hi], count),
+                              np.repeat(keys[lo:hi], count, axis=0), np.tile(ids, m), ts,
+                              backend=backend, n_jobs=n_jobs)
+        out[:, lo:hi, :] = ends.reshape(len(ts), m, count)
+    return out
 
 
 class LandmarkIndex:

@@ -635,10 +635,13 @@ class SpectralClusteringOracle(ParamsMixin):
         means = np.stack([alpha[labels == c].mean(axis=0) for c in range(p.k)], axis=1)
         H = np.asarray(index.counts @ (self.psi_ @ means)) / float(r)
         self._scores = H
-        ext = np.vstack([H, np.zeros((1, p.k))])
-        diff = ext[:, :, None] - ext[:, None, :]
-        rng_ = diff.max(axis=0) - diff.min(axis=0)
-        rng_[np.diag_indices(p.k)] = ext.max(axis=0) - ext.min(axis=0)
+        # range of one walk's score (and score difference) over every possible endpoint,
+        # including those no landmark walk reached (score 0); one column at a time
+        rng_ = np.zeros((p.k, p.k))
+        for a in range(p.k):
+            for b in range(p.k):
+                col = H[:, a] - H[:, b] if a != b else H[:, a]
+                rng_[a, b] = max(col.max(initial=0.0), 0.0) - min(col.min(initial=0.0), 0.0)
         self._score_range = rng_
         self.index_words_ = index.words + H.size
         self.peak_memory_words_ = int(max(held, index.words + p.sc * r) + 2 * p.s * p.s
