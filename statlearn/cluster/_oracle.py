@@ -747,7 +747,7 @@ class SpectralClusteringOracle(ParamsMixin):
                     used[pending] += extra
                     r += 1
         if not force:
-            labels[~above] = int(self.outlier_label)
+            labels[~above] = self.outlier_label_
         return OracleQueryResult(labels, certified, used, means, self.error_rate)
 
     def _label_landmarks(self, alpha, seed):
