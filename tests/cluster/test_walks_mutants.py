@@ -151,7 +151,7 @@ def test_keys_depend_on_every_id_column_and_accept_the_full_32_bit_range():
             derive_keys(base, np.array(bad))
 
 
-def test_collision_counts_edge_cases():
+def test_collision_counts_edge_cases_and_repeated_walk_lengths():
     g = as_graph_access(make_random_regular_graph(20, 4, random_state=0))
     keys = derive_keys(base_words(np.random.SeedSequence(0)), np.arange(3))
     out = collision_counts(g, np.array([], dtype=int), np.array([], dtype=int), keys[:0],
@@ -227,3 +227,9 @@ def test_median_estimates_exact_at_zero_length_and_independent_of_pair_order():
     np.testing.assert_array_equal(median_estimates(g, xs, ys, ids, base, 5, 5, 2, 3,
                                                    backend="numpy"), full)
     assert np.all((full >= 0) & (full <= 1))
+    # ids may name a pair by several integers (vertex, landmark, ...): one row per pair
+    two = median_estimates(g, xs, ys, np.column_stack([ids, ids + 100]), base, 0, 3, 2, 3)
+    np.testing.assert_array_equal(two, (xs == ys).astype(float))
+    # the prior (unbatched) estimator is one batch: asking it for two batches is an error
+    with pytest.raises(ValueError, match="single batch"):
+        median_estimates(g, xs, ys, ids, base, 2, 3, 2, 3, prior=True)
