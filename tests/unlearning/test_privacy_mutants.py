@@ -153,7 +153,7 @@ def test_noise_radius_domain_messages():
 def test_gaussian_draws_are_scaled_standard_normals_from_the_stream():
     # sigma = radius / epsilon, applied to the caller's stream in row-major order
     radius, eps, p = 0.9, 0.6, 7
-    got = draw_noise("gaussian", radius, eps, p, n_draws=3, rng=np.random.default_rng(11))
+    got = draw_noise("gaussian", radius, eps, p, n_draws=3, random_state=np.random.default_rng(11))
     z = np.random.default_rng(11).standard_normal((3, p))
     np.testing.assert_allclose(got, z * (radius / eps), rtol=1e-14)
 
@@ -163,24 +163,24 @@ def test_single_draws_consume_one_vector_of_the_stream():
     # exactly p normals from the stream, and a single draw is a 1-D vector
     p = 5
     g = np.random.default_rng(3)
-    first = draw_noise("gaussian", 1.0, 2.0, p, rng=g)
-    second = draw_noise("gaussian", 1.0, 2.0, p, rng=g)
+    first = draw_noise("gaussian", 1.0, 2.0, p, random_state=g)
+    second = draw_noise("gaussian", 1.0, 2.0, p, random_state=g)
     assert first.shape == (p,) and second.shape == (p,)
-    batch = draw_noise("gaussian", 1.0, 2.0, p, n_draws=2, rng=np.random.default_rng(3))
+    batch = draw_noise("gaussian", 1.0, 2.0, p, n_draws=2, random_state=np.random.default_rng(3))
     np.testing.assert_array_equal(np.vstack([first, second]), batch)
 
 
 def test_laplace_l2_draw_is_unit_direction_times_gamma_radius():
     # b = u * R with u = z / ||z|| (z the first p normals) and R ~ Gamma(p, radius/eps)
     radius, eps, p, k = 0.8, 0.5, 6, 4
-    got = draw_noise("laplace_l2", radius, eps, p, n_draws=k, rng=np.random.default_rng(5))
+    got = draw_noise("laplace_l2", radius, eps, p, n_draws=k, random_state=np.random.default_rng(5))
     g = np.random.default_rng(5)
     z = g.standard_normal((k, p))
     r = g.gamma(p, radius / eps, size=k)
     expected = z / np.sqrt((z ** 2).sum(axis=1))[:, None] * r[:, None]
     np.testing.assert_allclose(got, expected, rtol=1e-12)
     # k = p: a wrong normalisation axis would broadcast silently here
-    sq = draw_noise("laplace_l2", 1.0, 1.0, 3, n_draws=3, rng=np.random.default_rng(8))
+    sq = draw_noise("laplace_l2", 1.0, 1.0, 3, n_draws=3, random_state=np.random.default_rng(8))
     g = np.random.default_rng(8)
     z = g.standard_normal((3, 3))
     r = g.gamma(3, 1.0, size=3)
@@ -191,7 +191,7 @@ def test_laplace_l2_draw_is_unit_direction_times_gamma_radius():
 
 def test_laplace_l2_small_scale_is_not_zeroed():
     # a positive scale below 1 still gives a non-zero draw with norm ~ Gamma(p, scale)
-    b = draw_noise("laplace_l2", 0.3, 1.0, 4, rng=np.random.default_rng(1))
+    b = draw_noise("laplace_l2", 0.3, 1.0, 4, random_state=np.random.default_rng(1))
     assert b.shape == (4,)
     g = np.random.default_rng(1)
     g.standard_normal((1, 4))
@@ -200,7 +200,7 @@ def test_laplace_l2_small_scale_is_not_zeroed():
 
 def test_zero_radius_gives_zero_noise_and_size_one_is_valid():
     for noise in ("gaussian", "laplace_l2"):
-        z = draw_noise(noise, 0.0, 1.0, 1, n_draws=1, rng=0)
+        z = draw_noise(noise, 0.0, 1.0, 1, n_draws=1, random_state=0)
         assert z.shape == (1, 1) and z[0, 0] == 0.0
         assert draw_noise(noise, 0.0, 0.3, 4).tolist() == [0.0] * 4
 
