@@ -334,8 +334,10 @@ def spectral_oracle_study(ctx: StudyContext) -> StudyReport:
     table = _table(res, N)
     fig = _figure(table)
     ns = ctx.size(quick=[3000, 10000], full=[3000, 10000, 30000])
+    # quick size: the slow modes (tens of seconds per build) only at the smallest n
     mgrid = [{"method": m, "n": n, "n_queries": 100 if m == "fast" else 10}
-             for n in ns for m in METHODS]
+             for n in ns for m in METHODS
+             if not (ctx.quick and n > ns[0] and m in ("low-memory", "prior"))]
     mres = ctx.run(method_replication, mgrid, 1, name="spectral-oracle-methods")
     methods = _methods_table(mres)
     mfig = _methods_figure(methods)
