@@ -27,6 +27,15 @@ __all__ = [
 _REGISTRY: dict[str, Study] = {}
 
 
+def _registry() -> dict:
+    """The one registry of the package.
+
+    A second copy of this module (a doctest runner that imports the file by
+    path) must still read and write the registry that the study modules fill.
+    """
+    return importlib.import_module("statlearn.studies._registry")._REGISTRY
+
+
 @dataclass(frozen=True)
 class StudyContext:
     """How a study should run: its size, parallelism and storage.
@@ -168,9 +177,10 @@ def register_study(name: str, *, title: str, paper: str = ""):
     """
 
     def deco(func):
-        if name in _REGISTRY and _REGISTRY[name].func.__qualname__ != func.__qualname__:
+        registry = _registry()
+        if name in registry and registry[name].func.__qualname__ != func.__qualname__:
             raise ValueError(f"a study named {name!r} is already registered.")
-        _REGISTRY[name] = Study(name=name, title=title, func=func, paper=paper)
+        registry[name] = Study(name=name, title=title, func=func, paper=paper)
         return func
 
     return deco
@@ -194,7 +204,8 @@ def available_studies() -> list[Study]:
     True
     """
     _discover()
-    return [_REGISTRY[k] for k in sorted(_REGISTRY) if not k.startswith("doc-")]
+    registry = _registry()
+    return [registry[k] for k in sorted(registry) if not k.startswith("doc-")]
 
 
 def get_study(name: str) -> Study:
@@ -207,8 +218,9 @@ def get_study(name: str) -> Study:
     'conformal-coverage'
     """
     _discover()
-    check_option(name, "study", sorted(_REGISTRY))
-    return _REGISTRY[name]
+    registry = _registry()
+    check_option(name, "study", sorted(registry))
+    return registry[name]
 
 
 def write_report(reports, out_dir, *, header: str = "") -> Path:
