@@ -69,6 +69,20 @@ def _forecasts(X, name="X"):
 class _DecisionRule(BaseEstimator):
     """Shared validation, prediction and evaluation of decision rules."""
 
+    @classmethod
+    def _statlearn_test_instances(cls):
+        # the default (accuracy) utility adapts to any number of outcome columns
+        return [cls()]
+
+    @classmethod
+    def _statlearn_expected_failed_checks(cls):
+        return _EXPECTED_FAILED
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = False
+        return tags
+
     def _validate_common(self, X):
         V = _forecasts(X)
         U, c = _check_utility(self.utility_matrix, self.utility_offset, V.shape[1])
@@ -183,20 +197,6 @@ class TrustForecastRule(_DecisionRule):
         self.utility_matrix = utility_matrix
         self.utility_offset = utility_offset
         self.actions = actions
-
-    @classmethod
-    def _statlearn_test_instances(cls):
-        # the default (accuracy) utility adapts to any number of outcome columns
-        return [cls()]
-
-    @classmethod
-    def _statlearn_expected_failed_checks(cls):
-        return _EXPECTED_FAILED
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.target_tags.required = False
-        return tags
 
     def fit(self, X, y=None):
         """Store the utility; the forecasts only fix the outcome dimension.
@@ -360,20 +360,6 @@ class MinimaxDecisionRule(_DecisionRule):
         self.outcome_bounds = outcome_bounds
         self.method = method
         self.actions = actions
-
-    @classmethod
-    def _statlearn_test_instances(cls):
-        # the default (accuracy) utility adapts to any number of outcome columns
-        return [cls()]
-
-    @classmethod
-    def _statlearn_expected_failed_checks(cls):
-        return _EXPECTED_FAILED
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.target_tags.required = False
-        return tags
 
     # ------------------------------------------------------------------ helpers
     def _get_tests(self):
@@ -698,10 +684,6 @@ class SquaredErrorDecisionRule(MinimaxDecisionRule):
     tests = "self_orthogonal"
     bins = 10
     outcome_set = "box"
-
-    @classmethod
-    def _statlearn_test_instances(cls):
-        return [cls()]
 
 
 _EXPECTED_FAILED = {
