@@ -2,13 +2,47 @@
 
 import os
 import re
+import shutil
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-os.environ.setdefault("STATLEARN_FAST", "1")  # gallery examples run at small size
-os.environ.setdefault("MPLBACKEND", "Agg")
+# Gallery examples and notebooks are executed during the build at small size:
+# both read STATLEARN_FAST (the notebook kernels inherit this environment).
+os.environ.setdefault("STATLEARN_FAST", "1")
+# This process draws headless. MPLBACKEND is cleared so that the notebook kernels
+# fall back to ipykernel's inline backend and their figures appear on the pages.
+import matplotlib  # noqa: E402
+
+matplotlib.use("Agg")
+os.environ.pop("MPLBACKEND", None)
+# The notebook kernels import statlearn from this checkout.
+os.environ["PYTHONPATH"] = os.pathsep.join(
+    [str(ROOT)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p])
+
+
+def _copy_notebooks():
+    """Copy ``notebooks/*.ipynb`` into ``docs/notebooks/`` (git-ignored).
+
+    Sphinx reads sources only below ``docs/``; the committed notebooks (outputs
+    stripped) stay the single source and are executed by myst-nb during the build.
+    Copies whose source notebook is gone are removed; unchanged copies are kept
+    as they are so that incremental builds do not reread them.
+    """
+    src_dir, dst_dir = ROOT / "notebooks", Path(__file__).resolve().parent / "notebooks"
+    dst_dir.mkdir(exist_ok=True)
+    sources = {p.name: p for p in src_dir.glob("*.ipynb")}
+    for stale in dst_dir.glob("*.ipynb"):
+        if stale.name not in sources:
+            stale.unlink()
+    for name, src in sources.items():
+        dst = dst_dir / name
+        if not dst.exists() or dst.read_bytes() != src.read_bytes():
+            shutil.copy2(src, dst)
+
+
+_copy_notebooks()
 
 import statlearn  # noqa: E402
 
@@ -25,7 +59,17 @@ extensions = [
     "sphinx.ext.viewcode",
     "numpydoc",
     "sphinx_gallery.gen_gallery",
+    "myst_nb",
 ]
+
+# Only .rst and the copied notebooks are sources (myst-nb would also claim .md).
+source_suffix = {".rst": "restructuredtext", ".ipynb": "myst-nb"}
+# Execute every notebook on each build (they are committed without outputs),
+# fail the build on a cell error, and bound each cell's run time (seconds).
+nb_execution_mode = "force"
+nb_execution_timeout = 300
+nb_execution_raise_on_error = True
+nb_execution_show_tb = True
 
 # Cross-links to NumPy/SciPy/scikit-learn need network access; opt in.
 if os.environ.get("STATLEARN_DOCS_INTERSPHINX", "0") not in ("", "0"):
@@ -40,7 +84,8 @@ if os.environ.get("STATLEARN_DOCS_INTERSPHINX", "0") not in ("", "0"):
     }
 
 templates_path = ["_templates"]
-exclude_patterns = ["_build", "**.ipynb_checkpoints", "auto_examples/*.ipynb",
+# sphinx-gallery writes its own .ipynb downloads under auto_examples/: not sources.
+exclude_patterns = ["_build", "**.ipynb_checkpoints", "auto_examples/**.ipynb",
                     "auto_examples/*.py", "auto_examples/*.zip", "sg_execution_times.rst"]
 suppress_warnings = ["config.cache"]
 
