@@ -99,8 +99,8 @@ def main(quick: bool) -> None:
         print(f"{lam:7.2f} {q:9.1f} {1e6 * t / 4000:9.2f} {1e6 * t / 4000 / max(q, 1):13.3f}")
 
     print("\n4. One simulate() run end to end vs its two round loops (T = 5000, CQB-Opt)")
-    simulate(CQBOpt(), env, horizon=T, n_runs=1, random_state=0)
-    ts, _ = _best(lambda: simulate(CQBOpt(), env, horizon=T, n_runs=1, random_state=0), 7)
+    simulate(CQBOpt(), env, horizon=T, n_reps=1, random_state=0)
+    ts, _ = _best(lambda: simulate(CQBOpt(), env, horizon=T, n_reps=1, random_state=0), 7)
     tl, _ = _best(lambda: (run_policy(CQBOpt(), env, randomness=rand, random_state=2),
                            run_policy(OraclePolicy(env.thetas), env, randomness=rand,
                                       random_state=2)), 7)

@@ -54,12 +54,12 @@ for strategy in ("POMIS", "MIS", "all-subsets", "all-at-once"):
 # Regret of Thompson sampling on each arm set
 # -------------------------------------------
 fast = os.environ.get("STATLEARN_FAST") == "1"
-T, runs = (1500, 5) if fast else (10_000, 100)
+T, n_reps = (1500, 5) if fast else (10_000, 100)
 opt = best_mean(scm, y)
 fig, axes = plt.subplots(1, 2, figsize=(10, 3.5))
 for strategy in ("POMIS", "MIS", "all-subsets", "all-at-once"):
     bandit = CausalBandit(scm, y, arm_set(scm, y, strategy), optimum=opt)
-    res = simulate_bandit(ThompsonSampling(), bandit, T, n_runs=runs, random_state=0)
+    res = simulate_bandit(ThompsonSampling(), bandit, T, n_reps=n_reps, random_state=0)
     res.plot(ax=axes[0], label=strategy)
 axes[0].set_title("XYZWST, Thompson sampling")
 
@@ -74,7 +74,7 @@ print("CTF-POMIS cuts:", [sorted(c) for c in ctf_pomis(scm.graph, y)])
 opt = best_mean(scm, y, "counterfactual")
 for strategy in ("CTF-POMIS", "POMIS"):
     bandit = CausalBandit(scm, y, arm_set(scm, y, strategy), optimum=opt)
-    res = simulate_bandit(KLUCB(), bandit, T, n_runs=runs, random_state=0)
+    res = simulate_bandit(KLUCB(), bandit, T, n_reps=n_reps, random_state=0)
     res.plot(ax=axes[1], label=f"{strategy} (best arm {bandit.means.max():.2f})")
 axes[1].set_title(f"counterfactual task, KL-UCB (optimum {opt:.2f})")
 fig.tight_layout()

@@ -79,15 +79,15 @@ fig.tight_layout()
 mu_cal = cfbh.estimator_.predict(X_fit[1500:])
 mu_new = cfbh.estimator_.predict(X_new)
 rng = np.random.default_rng(1)
-n_rep = 10 if FAST else 100
+n_reps = 10 if FAST else 100
 fdp = {"mccs": [], "int": []}
-for _ in range(n_rep):
+for _ in range(n_reps):
     Xr, yr = make_selection_regression(1200, noise=0.5, random_state=rng)
     mu = cfbh.estimator_.predict(Xr)
     for method in fdp:
         r = mccs(mu[:1000], yr[:1000], mu[1000:], (-0.5, 0.5), q=0.3, method=method,
-                 y_test=yr[1000:], rng=rng)
+                 y_test=yr[1000:], random_state=rng)
         fdp[method].append(r.fdp)
 for method, v in fdp.items():
-    print(f"{method:>4}: mean FDP {np.mean(v):.3f} over {n_rep} repetitions (q = 0.3)")
+    print(f"{method:>4}: mean FDP {np.mean(v):.3f} over {n_reps} repetitions (q = 0.3)")
 plt.show()

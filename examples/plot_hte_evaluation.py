@@ -58,9 +58,9 @@ comparison.plot()
 # the estimator is first-order insensitive to the propensity estimate. Here we
 # repeat the comparison of ``const`` and ``noisy`` on fresh samples and look at
 # the spread of the estimates; the true value is 0.75.
-reps = 10 if FAST else 100
+n_reps = 10 if FAST else 100
 draws = {"plug-in": [], "balanced (signed heads)": []}
-for r in range(reps):
+for r in range(n_reps):
     d = make_hte_reference(2000, random_state=100 + r)
     kw = dict(tau1=d.candidates["const"], tau2=d.candidates["noisy"])
     draws["plug-in"].append(RelativeErrorEvaluator(cross_fit=5, random_state=r).fit(

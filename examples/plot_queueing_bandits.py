@@ -23,11 +23,11 @@ from statlearn.bandits.queueing import (
     simulate,
 )
 
-n_runs = 10 if os.environ.get("STATLEARN_FAST") == "1" else 50
+n_reps = 10 if os.environ.get("STATLEARN_FAST") == "1" else 50
 env = make_queueing_instance(n_servers=5, n_features=5, arrival_rate=0.7, slack=0.1,
                              random_state=0)
 results = {
-    name: simulate(policy, env, horizon=4000, n_runs=n_runs, random_state=0)
+    name: simulate(policy, env, horizon=4000, n_reps=n_reps, random_state=0)
     for name, policy in [("random", RandomPolicy()), ("CQB-eps", CQBEpsilon()),
                          ("CQB-Opt", CQBOpt())]
 }

@@ -54,7 +54,7 @@ silent = NewtonUnlearner(fit_intercept=False, alpha=0.5, noise=None).fit(X, y).u
 r = est.unlearn_report_.r
 rng = np.random.default_rng(1)
 for noise in ("gaussian", "laplace_l2"):
-    draws = silent.coef_ + draw_noise(noise, r, 0.75, n, n_draws=20, rng=rng)
+    draws = silent.coef_ + draw_noise(noise, r, 0.75, n, n_draws=20, random_state=rng)
     res = ged(exact, draws, X_test, y_test, loss="logistic")
     lo, hi = res.confidence_interval()
     print(f"{noise:>10}: GED = {res.estimate:.4f}  (95% CI {lo:.4f} - {hi:.4f})")

@@ -57,12 +57,12 @@ class EpsilonGreedy:
 
 
 fast = os.environ.get("STATLEARN_FAST") == "1"
-T, runs = (1000, 5) if fast else (5000, 50)
+T, n_reps = (1000, 5) if fast else (5000, 50)
 scm, y = make_task("XYZWST", random_state=0)
 bandit = CausalBandit(scm, y, arm_set(scm, y, "POMIS"))
 fig, axes = plt.subplots(1, 2, figsize=(10, 3.5))
 for policy in (EpsilonGreedy(0.1), KLUCB()):
-    res = simulate_bandit(policy, bandit, T, n_runs=runs, random_state=0)
+    res = simulate_bandit(policy, bandit, T, n_reps=n_reps, random_state=0)
     print(res.summary())
     res.plot(ax=axes[0])
 axes[0].set_title("POMIS arms of XYZWST")

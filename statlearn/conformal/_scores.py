@@ -97,9 +97,9 @@ def _pick(values, labels, xp):
     return xp.take_along_axis(values, labels[:, None], axis=1)[:, 0]
 
 
-def _draw_u(u, n, rng, xp, like):
+def _draw_u(u, n, random_state, xp, like):
     if u is None:
-        u = check_rng(rng).random(n)
+        u = check_rng(random_state).random(n)
     if not hasattr(u, "shape"):
         u = np.asarray(u, dtype=np.float64)
     if u.ndim == 0:
@@ -322,7 +322,7 @@ def _aps_sets_reference(proba, u, q, lam_reg, k_reg, xp):
     return _to_label_order(inside, order, xp)
 
 
-def aps_scores(proba, labels=None, *, randomized=True, u=None, rng=None):
+def aps_scores(proba, labels=None, *, randomized=True, u=None, random_state=None):
     """APS ("adaptive prediction sets") score of Romano, Sesia & Candes (2020).
 
     With labels sorted by decreasing probability, the score of ``y`` is the
@@ -346,8 +346,8 @@ def aps_scores(proba, labels=None, *, randomized=True, u=None, rng=None):
         Add ``U * p_y`` with ``U ~ Unif(0, 1)`` instead of ``p_y``.
     u : array of shape (n,), optional
         The uniforms, one per row (shared by all labels of a row so the sets
-        stay top-j sets); drawn from ``rng`` when omitted.
-    rng : None, int or numpy.random.Generator
+        stay top-j sets); drawn from ``random_state`` when omitted.
+    random_state : None, int or numpy.random.Generator
         Source of ``u``.
 
     Returns
@@ -370,12 +370,12 @@ def aps_scores(proba, labels=None, *, randomized=True, u=None, rng=None):
     proba, xp = _check_proba(proba)
     if labels is not None:
         labels = _check_labels(labels, proba, xp)
-    u = _draw_u(u, proba.shape[0], rng, xp, proba) if randomized else None
+    u = _draw_u(u, proba.shape[0], random_state, xp, proba) if randomized else None
     return _aps(proba, labels, u, xp)
 
 
 def raps_scores(proba, labels=None, *, lam_reg=0.01, k_reg=1, randomized=True, u=None,
-                rng=None):
+                random_state=None):
     """RAPS ("regularised APS") score of Angelopoulos et al. (2021).
 
     ``APS + lam_reg * max(0, rank(y) - k_reg)`` with 1-based ranks.
@@ -390,7 +390,7 @@ def raps_scores(proba, labels=None, *, lam_reg=0.01, k_reg=1, randomized=True, u
         Penalty per rank beyond ``k_reg`` (``>= 0``).
     k_reg : int, default=1
         Number of top ranks left unpenalised (``>= 0``).
-    randomized, u, rng
+    randomized, u, random_state
         As in :func:`aps_scores`.
 
     Returns
@@ -414,7 +414,7 @@ def raps_scores(proba, labels=None, *, lam_reg=0.01, k_reg=1, randomized=True, u
     k_reg = check_int(k_reg, "k_reg", low=0)
     if labels is not None:
         labels = _check_labels(labels, proba, xp)
-    u = _draw_u(u, proba.shape[0], rng, xp, proba) if randomized else None
+    u = _draw_u(u, proba.shape[0], random_state, xp, proba) if randomized else None
     return _raps(proba, labels, u, lam_reg, k_reg, xp)
 
 

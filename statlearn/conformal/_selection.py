@@ -499,7 +499,8 @@ def _result(method, pair_mask, pvalues, threshold, q, n, in_cond=None, target=No
 
 
 def mccs(mu_cal, y_cal, mu_test, conditions, *, q=0.1, mode="disjunctive", method="mccs",
-         randomize=True, M=None, y_test=None, ind_cal=None, ind_test=None, rng=None, u=None):
+         randomize=True, M=None, y_test=None, ind_cal=None, ind_test=None, random_state=None,
+         u=None):
     """Multi-Condition Conformal Selection with false discovery rate control.
 
     Selects test units whose unobserved response lies in a target region,
@@ -548,12 +549,12 @@ def mccs(mu_cal, y_cal, mu_test, conditions, *, q=0.1, mode="disjunctive", metho
         True test responses, to report FDP and power.
     ind_cal, ind_test : array of shape (n,), (m,), optional
         Predictions of ``1{Y in target}`` for ``method="ind"``.
-    rng : None, int, Generator or SeedSequence
+    random_state : None, int, Generator or SeedSequence
         Source of the tie-breaking uniforms.
     u : array of shape (m, K), optional
         Tie-breaking uniforms to use instead of drawing them (``K`` conditions
         after ``mode`` is applied; one condition for ``"ind"``); overrides
-        ``randomize`` and ``rng``.
+        ``randomize`` and ``random_state``.
 
     Returns
     -------
@@ -579,7 +580,7 @@ def mccs(mu_cal, y_cal, mu_test, conditions, *, q=0.1, mode="disjunctive", metho
     >>> y_cal = mu_cal + 0.1 * rng.normal(size=1000)
     >>> y_test = mu_test + 0.1 * rng.normal(size=50)
     >>> res = mccs(mu_cal, y_cal, mu_test, [(-np.inf, -1.0), (1.0, np.inf)], q=0.2,
-    ...            y_test=y_test, rng=1)
+    ...            y_test=y_test, random_state=1)
     >>> res.n_selected, round(res.fdp, 3), round(res.power, 3)  # one draw; E[FDP] <= q
     (19, 0.263, 1.0)
     """
@@ -589,7 +590,7 @@ def mccs(mu_cal, y_cal, mu_test, conditions, *, q=0.1, mode="disjunctive", metho
     if not isinstance(randomize, bool | np.bool_):
         raise TypeError(f"randomize must be a bool, got {randomize!r}.")
     M_ = _check_M(M)
-    gen = check_rng(rng)
+    gen = check_rng(random_state)
     xp, mc, yc, mt, yt = _prepare(mu_cal, y_cal, mu_test, y_test)
     n, T = mc.shape
     m = mt.shape[0]
@@ -628,7 +629,7 @@ def mccs(mu_cal, y_cal, mu_test, conditions, *, q=0.1, mode="disjunctive", metho
         for k in range(K):
             z_cal |= ((yc_np > lower[k]) & (yc_np < upper[k])).all(axis=1)
         res = cfbh(ind_cal, z_cal.astype(np.float64), ind_test, c_cal=0.5, c_test=0.5, q=q,
-                   randomize=randomize, M=M, rng=gen,
+                   randomize=randomize, M=M, random_state=gen,
                    u=None if u is None else to_numpy(_given_u(xp, u, (m, 1)))[:, 0])
         mask = np.zeros((m, 1), dtype=bool)
         mask[res.selected, 0] = True
@@ -663,7 +664,7 @@ def mccs(mu_cal, y_cal, mu_test, conditions, *, q=0.1, mode="disjunctive", metho
 
 
 def cfbh(mu_cal, y_cal, mu_test, *, c_cal=0.0, c_test=None, q=0.1, score="clip",
-         randomize=True, M=None, y_test=None, rng=None, u=None):
+         randomize=True, M=None, y_test=None, random_state=None, u=None):
     """Conformal selection of units with ``Y > c`` (cfBH, Jin & Candes 2023).
 
     Calibration scores ``V_i = V(X_i, Y_i)`` from a monotone score, test
@@ -695,11 +696,11 @@ def cfbh(mu_cal, y_cal, mu_test, *, c_cal=0.0, c_test=None, q=0.1, score="clip",
         Clip constant (``None`` = ``+inf``).
     y_test : array of shape (m,), optional
         True test responses, to report FDP and power.
-    rng : None, int, Generator or SeedSequence
+    random_state : None, int, Generator or SeedSequence
         Source of the uniforms.
     u : array of shape (m,), optional
         Tie-breaking uniforms to use instead of drawing them; overrides
-        ``randomize`` and ``rng``.
+        ``randomize`` and ``random_state``.
 
     Returns
     -------
@@ -730,7 +731,7 @@ def cfbh(mu_cal, y_cal, mu_test, *, c_cal=0.0, c_test=None, q=0.1, score="clip",
     if not isinstance(randomize, bool | np.bool_):
         raise TypeError(f"randomize must be a bool, got {randomize!r}.")
     M_ = _check_M(M)
-    gen = check_rng(rng)
+    gen = check_rng(random_state)
     xp, mc, yc, mt, yt = _prepare(mu_cal, y_cal, mu_test, y_test)
     if mc.shape[1] != 1:
         raise ValueError(f"mu_cal must be 1-D (one response), got shape {tuple(mc.shape)}.")

@@ -212,7 +212,7 @@ class ConformalSelector(_SelectorBase):
         c = self.threshold if threshold is None else threshold
         return cfbh(self.mu_cal_, self.y_cal_, mu, c_cal=self.c_cal_, c_test=c, q=self.q,
                     score=self.conformity_score, randomize=self.randomize, M=self.M, y_test=y_true,
-                    rng=check_rng(self.random_state))
+                    random_state=check_rng(self.random_state))
 
     def pvalues(self, X, threshold=None):
         """Conformal p-values of ``H_j: Y_j <= c_j``, shape (m,)."""
@@ -331,7 +331,7 @@ class MultiConditionSelector(_SelectorBase):
         mu = self._test_mu(X)
         return mccs(self.mu_cal_, self.y_cal_, mu, self.conditions, q=self.q, mode=self.mode,
                     method=self.method, randomize=self.randomize, M=self.M, y_test=y_true,
-                    rng=check_rng(self.random_state))
+                    random_state=check_rng(self.random_state))
 
     def pvalues(self, X):
         """Conformal p-values of every (unit, condition) null, shape (m, K)."""

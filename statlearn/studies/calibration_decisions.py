@@ -35,6 +35,7 @@ from ..calibration import (
     evaluate_rules,
     self_orthogonality_violation,
 )
+from ..utils import check_rng
 from ._registry import StudyContext, StudyReport, make_verdict, register_study
 
 __all__ = ["calibration_decisions_study", "decision_replication", "load_dataset"]
@@ -50,7 +51,7 @@ PAPER = pd.DataFrame({
 })
 
 
-def load_dataset(name, n=None, rng=None):
+def load_dataset(name, n=None, random_state=None):
     """Features and a target in ``[0, 1]``: ``"diabetes"`` (shipped) or ``"synthetic"``.
 
     Parameters
@@ -59,8 +60,8 @@ def load_dataset(name, n=None, rng=None):
         Dataset.
     n : int, default=None
         Sample size of the synthetic data (ignored for diabetes).
-    rng : numpy.random.Generator, default=None
-        Generator for the synthetic data.
+    random_state : None, int or numpy.random.Generator, default=None
+        Random stream of the synthetic data.
 
     Returns
     -------
@@ -80,7 +81,7 @@ def load_dataset(name, n=None, rng=None):
 
         X, y = load_diabetes(return_X_y=True)
     elif name == "synthetic":
-        rng = np.random.default_rng(rng)
+        rng = check_rng(random_state)
         n = 4000 if n is None else int(n)
         X = rng.uniform(-1, 1, size=(n, 5))
         signal = (np.sin(np.pi * X[:, 0]) + X[:, 1] * X[:, 2] + 0.5 * X[:, 3] ** 2

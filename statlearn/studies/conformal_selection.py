@@ -131,7 +131,7 @@ def selection_replication(setting, rng):
             y = 2.0 * K * x + NOISE * rng.standard_normal(x.size)
             mu = 2.0 * K * x  # least squares on x recovers this slope up to O(1/sqrt(N))
             res = mccs(mu[:N_CAL], y[:N_CAL], mu[N_CAL:], _k_intervals(K), q=0.3,
-                       y_test=y[N_CAL:], rng=rng)
+                       y_test=y[N_CAL:], random_state=rng)
             _record(out, "MCCS", res)
             return out
         task = setting["task"]
@@ -143,14 +143,14 @@ def selection_replication(setting, rng):
         cal, test = slice(0, N_CAL), slice(N_CAL, None)
         if part == "q":
             res = mccs(mu[cal], y[cal], mu[test], conds, mode=mode, q=float(setting["q"]),
-                       y_test=y[test], rng=rng)
+                       y_test=y[test], random_state=rng)
             _record(out, "MCCS", res)
             return out
         prob = _indicator_forest(task).predict_proba(X)[:, 1]
         for label, method in METHODS.items():
             kw = {"ind_cal": prob[cal], "ind_test": prob[test]} if method == "ind" else {}
             res = mccs(mu[cal], y[cal], mu[test], conds, mode=mode, q=0.3, method=method,
-                       y_test=y[test], rng=rng, **kw)
+                       y_test=y[test], random_state=rng, **kw)
             _record(out, label, res)
     return out
 

@@ -134,13 +134,13 @@ def _paths(table, names, prefix=""):
     return pd.DataFrame(rows)
 
 
-def _power_fit(T, R, se, n_runs):
+def _power_fit(T, R, se, n_reps):
     """Weighted fit of ``R_T = c (T / T_0)^b``: ``(b, se(b))``; nan if it fails.
 
-    Standard errors are floored at ``1 / n_runs``, the resolution of a mean of
+    Standard errors are floored at ``1 / n_reps``, the resolution of a mean of
     integer differences (an estimate of exactly 0 otherwise gets infinite weight).
     """
-    se = np.maximum(se, 1.0 / n_runs)
+    se = np.maximum(se, 1.0 / n_reps)
     if np.any(~np.isfinite(se)):
         return math.nan, math.nan
     try:

@@ -15,7 +15,6 @@ References
 from __future__ import annotations
 
 import math
-import warnings
 
 import numpy as np
 from scipy import stats
@@ -169,7 +168,7 @@ def noise_radius(n_samples, n_removed, alpha, *, nu=1.0, c1=1.0, c2=1.0):
     return c1 * math.sqrt(c2 * m**3 / (2.0 * alpha * nu * n))
 
 
-def draw_noise(noise, radius, epsilon, size, *, n_draws=None, random_state=None, rng=None):
+def draw_noise(noise, radius, epsilon, size, *, n_draws=None, random_state=None):
     """Draw unlearning noise with scale set by ``radius / epsilon``.
 
     * ``"gaussian"``: ``b ~ N(0, sigma^2 I)`` with ``sigma = radius / epsilon``.
@@ -192,9 +191,7 @@ def draw_noise(noise, radius, epsilon, size, *, n_draws=None, random_state=None,
     n_draws : int, optional
         Number of independent draws; ``None`` returns one vector.
     random_state : None, int or numpy.random.Generator
-        Random stream (the library's one spelling for it).
-    rng : None, int or numpy.random.Generator
-        Deprecated alias of ``random_state``.
+        Random stream.
 
     Returns
     -------
@@ -215,12 +212,6 @@ def draw_noise(noise, radius, epsilon, size, *, n_draws=None, random_state=None,
     epsilon = check_real(epsilon, "epsilon", low=0, closed="neither")
     size = check_int(size, "size", low=1)
     k = 1 if n_draws is None else check_int(n_draws, "n_draws", low=1)
-    if rng is not None:
-        if random_state is not None:
-            raise TypeError("give random_state only (rng is its deprecated alias).")
-        warnings.warn("draw_noise(rng=...) is deprecated; use random_state=...",
-                      FutureWarning, stacklevel=2)
-        random_state = rng
     rng = check_rng(random_state)
     scale = radius / epsilon
     if noise == "gaussian":

@@ -10,12 +10,12 @@ from sklearn.utils import check_random_state
 __all__ = ["check_random_state", "check_rng", "spawn_rngs", "spawn_seeds"]
 
 
-def check_rng(seed=None) -> np.random.Generator:
-    """Turn ``seed`` into a :class:`numpy.random.Generator`.
+def check_rng(random_state=None) -> np.random.Generator:
+    """Turn ``random_state`` into a :class:`numpy.random.Generator`.
 
     Parameters
     ----------
-    seed : None, int, numpy.random.SeedSequence, numpy.random.Generator or numpy.random.RandomState
+    random_state : None, int, SeedSequence, Generator or RandomState
         ``None`` gives fresh OS entropy; an integer or a ``SeedSequence``
         seeds a new PCG64 generator; a ``Generator`` is returned as is; a
         ``RandomState`` is wrapped so that both share the same bit stream.
@@ -33,27 +33,28 @@ def check_rng(seed=None) -> np.random.Generator:
     >>> float(check_rng(0).random()) == float(check_rng(0).random())
     True
     """
-    if seed is None or isinstance(seed, np.random.SeedSequence):
-        return np.random.default_rng(seed)
-    if isinstance(seed, np.random.Generator):
-        return seed
-    if isinstance(seed, np.random.RandomState):
-        return np.random.Generator(seed._bit_generator)
-    if isinstance(seed, numbers.Integral) and not isinstance(seed, bool | np.bool_):
-        if seed < 0:
-            raise ValueError(f"random_state must be a non-negative integer, got {seed}.")
-        return np.random.default_rng(int(seed))
+    if random_state is None or isinstance(random_state, np.random.SeedSequence):
+        return np.random.default_rng(random_state)
+    if isinstance(random_state, np.random.Generator):
+        return random_state
+    if isinstance(random_state, np.random.RandomState):
+        return np.random.Generator(random_state._bit_generator)
+    if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool | np.bool_):
+        if random_state < 0:
+            raise ValueError(f"random_state must be a non-negative integer, got {random_state}.")
+        return np.random.default_rng(int(random_state))
     raise TypeError(
         "random_state must be None, a non-negative int, a SeedSequence, a Generator "
-        f"or a RandomState, got {type(seed).__name__} {seed!r}."
+        f"or a RandomState, got {type(random_state).__name__} {random_state!r}."
     )
 
 
-def spawn_seeds(seed, n: int) -> list[np.random.SeedSequence]:
+def spawn_seeds(random_state, n: int) -> list[np.random.SeedSequence]:
     """Spawn ``n`` independent :class:`numpy.random.SeedSequence` children.
 
-    ``seed`` may be anything :func:`check_rng` accepts; for integers and
-    ``SeedSequence`` the children depend only on ``seed`` and their index.
+    ``random_state`` may be anything :func:`check_rng` accepts; for integers
+    and ``SeedSequence`` the children depend only on ``random_state`` and
+    their index.
 
     Examples
     --------
@@ -62,15 +63,15 @@ def spawn_seeds(seed, n: int) -> list[np.random.SeedSequence]:
     >>> a.spawn_key, b.spawn_key
     ((0,), (1,))
     """
-    if isinstance(seed, np.random.SeedSequence):
-        return seed.spawn(n)
-    if isinstance(seed, numbers.Integral) and not isinstance(seed, bool | np.bool_):
-        return np.random.SeedSequence(int(seed)).spawn(n)
-    rng = check_rng(seed)
+    if isinstance(random_state, np.random.SeedSequence):
+        return random_state.spawn(n)
+    if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool | np.bool_):
+        return np.random.SeedSequence(int(random_state)).spawn(n)
+    rng = check_rng(random_state)
     return np.random.SeedSequence(rng.integers(0, 2**63 - 1, size=4)).spawn(n)
 
 
-def spawn_rngs(seed, n: int) -> list[np.random.Generator]:
+def spawn_rngs(random_state, n: int) -> list[np.random.Generator]:
     """Spawn ``n`` independent generators (see :func:`spawn_seeds`).
 
     Examples
@@ -79,4 +80,4 @@ def spawn_rngs(seed, n: int) -> list[np.random.Generator]:
     >>> len(spawn_rngs(0, 3))
     3
     """
-    return [np.random.default_rng(s) for s in spawn_seeds(seed, n)]
+    return [np.random.default_rng(s) for s in spawn_seeds(random_state, n)]

@@ -81,8 +81,8 @@ def test_user_oracle_gives_the_builtin_queue_path(env, engine):
 
 def test_user_random_policy_matches_builtin_through_simulate(env):
     # same seeds -> the run's generator hands the user policy the same stream
-    ref = simulate(RandomPolicy(), env, horizon=300, n_runs=6, random_state=4)
-    mine = simulate(MyRandom(), env, horizon=300, n_runs=6, random_state=4)
+    ref = simulate(RandomPolicy(), env, horizon=300, n_reps=6, random_state=4)
+    mine = simulate(MyRandom(), env, horizon=300, n_reps=6, random_state=4)
     np.testing.assert_array_equal(mine.queue_length, ref.queue_length)
     np.testing.assert_array_equal(mine.oracle_queue_length, ref.oracle_queue_length)
     assert mine.policy == "MyRandom"
@@ -94,7 +94,7 @@ def test_user_policy_refuses_numba_and_bad_objects(env):
     with pytest.raises(ValueError, match="engine"):
         run_policy(MyOracle(env.thetas), env, 10, engine="fortran")
     with pytest.raises(TypeError, match="policy must be a bandit policy"):
-        simulate("oracle", env, horizon=10, n_runs=2)
+        simulate("oracle", env, horizon=10, n_reps=2)
 
 
 def test_user_policy_illegal_action_is_rejected(env):

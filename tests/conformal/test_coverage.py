@@ -78,8 +78,8 @@ SCORES = {
     "socop": lambda p, y, rng: socop_scores(p, 0.1, labels=y),
     "socop-k0=2": lambda p, y, rng: socop_scores(p, 0.05, k0=2, labels=y),
     "lac": lambda p, y, rng: lac_scores(p, y),
-    "aps": lambda p, y, rng: aps_scores(p, y, rng=rng),
-    "raps": lambda p, y, rng: raps_scores(p, y, lam_reg=0.1, k_reg=2, rng=rng),
+    "aps": lambda p, y, rng: aps_scores(p, y, random_state=rng),
+    "raps": lambda p, y, rng: raps_scores(p, y, lam_reg=0.1, k_reg=2, random_state=rng),
 }
 
 

@@ -349,11 +349,11 @@ def test_label_scores_equal_matrix_columns(func, kw):
 def test_randomized_aps_uses_one_u_per_row():
     rng = np.random.default_rng(0)
     p = rng.dirichlet(np.ones(6), size=40)
-    a = aps_scores(p, rng=1)
-    b = aps_scores(p, rng=1)
+    a = aps_scores(p, random_state=1)
+    b = aps_scores(p, random_state=1)
     np.testing.assert_array_equal(a, b)
     y = rng.integers(0, 6, size=40)
-    np.testing.assert_allclose(aps_scores(p, y, rng=1), a[np.arange(40), y], atol=1e-15)
+    np.testing.assert_allclose(aps_scores(p, y, random_state=1), a[np.arange(40), y], atol=1e-15)
     assert _is_top_j(a <= 0.6, p)
 
 

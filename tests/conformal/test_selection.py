@@ -263,7 +263,7 @@ def test_no_selection_returns_empty_arrays_and_zero_fdp():
     rng = np.random.default_rng(0)
     mu_c = rng.normal(size=100)
     y_c = np.full(100, -5.0)  # every calibration unit is null with large score
-    res = cfbh(mu_c, y_c, rng.normal(size=10) - 10, q=0.1, y_test=np.zeros(10), rng=0)
+    res = cfbh(mu_c, y_c, rng.normal(size=10) - 10, q=0.1, y_test=np.zeros(10), random_state=0)
     assert res.n_selected == 0 and res.selected.shape == (0,) and res.pairs.shape == (0, 2)
     assert res.selected.dtype.kind == "i"
     assert res.threshold == 0.0 and res.fdp == 0.0 and res.power == 0.0
@@ -293,7 +293,7 @@ def test_infinite_end_reduces_to_half_bounded_score():
 def test_small_n_warnings():
     rng = np.random.default_rng(0)
     with pytest.warns(SmallCalibrationWarning, match="no selection is possible"):
-        cfbh(rng.normal(size=5), rng.normal(size=5), rng.normal(size=3), q=0.1, rng=0)
+        cfbh(rng.normal(size=5), rng.normal(size=5), rng.normal(size=3), q=0.1, random_state=0)
     with pytest.warns(SmallCalibrationWarning, match="expect low power"):
         mccs(rng.normal(size=50), rng.normal(size=50), rng.normal(size=20),
              [(0, 1), (2, 3)], q=0.3, randomize=False)
@@ -301,10 +301,10 @@ def test_small_n_warnings():
     with warnings.catch_warnings():
         warnings.simplefilter("error", SmallCalibrationWarning)
         mccs(rng.normal(size=50), rng.normal(size=50), rng.normal(size=20),
-             [(0, 1), (2, 3)], q=0.3, rng=0)
+             [(0, 1), (2, 3)], q=0.3, random_state=0)
     with warnings.catch_warnings():
         warnings.simplefilter("error", SmallCalibrationWarning)
-        cfbh(rng.normal(size=500), rng.normal(size=500), rng.normal(size=10), q=0.1, rng=0)
+        cfbh(rng.normal(size=500), rng.normal(size=500), rng.normal(size=10), q=0.1, random_state=0)
 
 
 def test_deterministic_pvalues_cannot_select_when_n_is_tiny():
@@ -340,7 +340,7 @@ def test_multitask_box_and_disjunction_across_tasks():
     y_c = mu_c + 0.2 * rng.normal(size=(400, 2))
     y_t = mu_t + 0.2 * rng.normal(size=(50, 2))
     box = {0: (0.0, np.inf), 1: (-np.inf, 0.0)}
-    res = mccs(mu_c, y_c, mu_t, [box], q=0.2, y_test=y_t, rng=0)
+    res = mccs(mu_c, y_c, mu_t, [box], q=0.2, y_test=y_t, random_state=0)
     truth = (y_t[:, 0] > 0) & (y_t[:, 1] < 0)
     assert res.power > 0.5
     fdp = (~truth[res.selected]).sum() / max(1, res.n_selected)
@@ -350,7 +350,7 @@ def test_multitask_box_and_disjunction_across_tasks():
     np.testing.assert_allclose(region_scores(mu_c, lower=[0.0, -np.inf], upper=[np.inf, 0.0]),
                                -d)
     # a disjunction over tasks pools both conditions in one BH
-    r2 = mccs(mu_c, y_c, mu_t, [{0: (1.0, np.inf)}, {1: (1.0, np.inf)}], q=0.2, rng=0)
+    r2 = mccs(mu_c, y_c, mu_t, [{0: (1.0, np.inf)}, {1: (1.0, np.inf)}], q=0.2, random_state=0)
     assert r2.pvalues.shape == (50, 2)
     assert set(np.unique(r2.pairs[:, 1])) <= {0, 1}
 
@@ -421,7 +421,7 @@ def test_selector_precomputed_equals_function_and_per_unit_thresholds():
     sel = ConformalSelector("precomputed", q=0.2, random_state=3).fit(mu_c[:, None], y_c,
                                                                      threshold=c_c)
     res = sel.select(mu_t[:, None], threshold=c_t)
-    ref = cfbh(mu_c, y_c, mu_t, c_cal=c_c, c_test=c_t, q=0.2, rng=3)
+    ref = cfbh(mu_c, y_c, mu_t, c_cal=c_c, c_test=c_t, q=0.2, random_state=3)
     np.testing.assert_array_equal(res.pvalues, ref.pvalues)
     np.testing.assert_array_equal(res.selected, ref.selected)
     np.testing.assert_array_equal(sel.pvalues(mu_t[:, None], threshold=c_t), ref.pvalues[:, 0])
@@ -437,12 +437,12 @@ def test_selector_wraps_a_regressor_and_prefit():
     sel = ConformalSelector(model, prefit=True, threshold=0.5, q=0.2, random_state=0)
     sel.fit(X[300:600], y[300:600])
     ref = cfbh(model.predict(X[300:600]), y[300:600], model.predict(X[600:]), c_cal=0.5,
-               q=0.2, rng=0)
+               q=0.2, random_state=0)
     np.testing.assert_array_equal(sel.select(X[600:]).selected, ref.selected)
     mcs = MultiConditionSelector(model, conditions=[(-np.inf, -0.5), (0.5, np.inf)], q=0.2,
                                  prefit=True, random_state=0).fit(X[300:600], y[300:600])
     ref2 = mccs(model.predict(X[300:600]), y[300:600], model.predict(X[600:]),
-                [(-np.inf, -0.5), (0.5, np.inf)], q=0.2, rng=0)
+                [(-np.inf, -0.5), (0.5, np.inf)], q=0.2, random_state=0)
     np.testing.assert_array_equal(mcs.select(X[600:]).pairs, ref2.pairs)
     np.testing.assert_array_equal(mcs.pvalues(X[600:]), ref2.pvalues)
 

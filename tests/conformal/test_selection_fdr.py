@@ -50,7 +50,7 @@ def _cfbh_fdp(R, n, m, q, seed, sigma=1.0):
     for r in range(R):
         mc, yc = _draw(rng, n, sigma)
         mt, yt = _draw(rng, m, sigma)
-        res = cfbh(mc, yc, mt, c_cal=0.0, q=q, y_test=yt, rng=rng)
+        res = cfbh(mc, yc, mt, c_cal=0.0, q=q, y_test=yt, random_state=rng)
         fdp[r], power[r] = res.fdp, res.power
     return fdp, power
 
@@ -63,7 +63,7 @@ def _mccs_runs(R, n, m, q, conditions, methods, seed, sigma=0.5):
         mc, yc = _draw(rng, n, sigma)
         mt, yt = _draw(rng, m, sigma)
         for meth in methods:
-            res = mccs(mc, yc, mt, conditions, q=q, method=meth, y_test=yt, rng=rng)
+            res = mccs(mc, yc, mt, conditions, q=q, method=meth, y_test=yt, random_state=rng)
             out[meth][r] = res.fdp, res.pair_fdp, res.power
     return out
 
@@ -106,7 +106,7 @@ def test_cfbh_no_selection_means_zero_fdp():
     for _ in range(20):
         mc, yc = _draw(rng, 30, 1.0)
         mt, yt = _draw(rng, 200, 1.0)
-        res = cfbh(mc, yc, mt, q=0.01, y_test=yt, rng=rng)
+        res = cfbh(mc, yc, mt, q=0.01, y_test=yt, random_state=rng)
         if res.n_selected == 0:
             assert res.fdp == 0.0
     # at least one replication above must select nothing (q = 0.01, n = 30)
@@ -131,12 +131,12 @@ def _global_null_ties(R, selector, randomize, seed):
 
 def _cfbh_null(mu_c, mu_t, rng, randomize):
     y_c = -1.0 - rng.random(mu_c.size)  # Y <= c = 0 always
-    return cfbh(mu_c, y_c, mu_t, q=0.3, randomize=randomize, rng=rng).n_selected
+    return cfbh(mu_c, y_c, mu_t, q=0.3, randomize=randomize, random_state=rng).n_selected
 
 
 def _mccs_null(mu_c, mu_t, rng, randomize):
     y_c = np.where(rng.random(mu_c.size) < 0.5, -2.0, 2.0)  # never in (-1, 1)
-    return mccs(mu_c, y_c, mu_t, CONJ, q=0.3, randomize=randomize, rng=rng).n_selected
+    return mccs(mu_c, y_c, mu_t, CONJ, q=0.3, randomize=randomize, random_state=rng).n_selected
 
 
 @pytest.mark.parametrize("selector", [_cfbh_null, _mccs_null], ids=["cfbh", "mccs"])

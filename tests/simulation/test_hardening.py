@@ -40,7 +40,7 @@ def test_result_reprs_are_short():
     res = run_study(lambda s, rng: {"x": rng.random()}, n_reps=500, random_state=0,
                     progress=False, name="short")
     env = make_queueing_instance(random_state=0)
-    sim = simulate(RandomPolicy(), env, horizon=2000, n_runs=20, random_state=0)
+    sim = simulate(RandomPolicy(), env, horizon=2000, n_reps=20, random_state=0)
     run = run_policy(RandomPolicy(), env, 2000, random_state=0)
     rng = np.random.default_rng(0)
     div = ged(np.zeros(5), rng.normal(size=(50, 5)), rng.normal(size=(5000, 5)),

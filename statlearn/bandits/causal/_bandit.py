@@ -229,7 +229,7 @@ def _checkpoints(checkpoints, T):
     return np.unique(np.append(ck, T)).astype(np.int64)
 
 
-def simulate_bandit(policy, bandit, horizon, n_runs=100, *, checkpoints=None, random_state=0,
+def simulate_bandit(policy, bandit, horizon, n_reps=100, *, checkpoints=None, random_state=0,
                     engine=None, n_jobs=None, backend=None, progress=False, store=None,
                     label=None):
     """Monte Carlo cumulative regret of ``policy`` on ``bandit``.
@@ -244,7 +244,7 @@ def simulate_bandit(policy, bandit, horizon, n_runs=100, *, checkpoints=None, ra
     policy : KLUCB, ThompsonSampling, or a policy-protocol object
     bandit : CausalBandit or array-like of float
     horizon : int
-    n_runs : int, default=100
+    n_reps : int, default=100
     checkpoints : sequence of int, optional
         Rounds at which regret is recorded (``horizon`` is always added);
         default about 60 log-spaced rounds.
@@ -262,14 +262,14 @@ def simulate_bandit(policy, bandit, horizon, n_runs=100, *, checkpoints=None, ra
     Examples
     --------
     >>> from statlearn.bandits.causal import KLUCB, simulate_bandit
-    >>> res = simulate_bandit(KLUCB(), [0.3, 0.5, 0.7], horizon=1000, n_runs=20)
+    >>> res = simulate_bandit(KLUCB(), [0.3, 0.5, 0.7], horizon=1000, n_reps=20)
     >>> res.regret.shape[0], bool(res.mean_regret()[-1] < 40)
     (20, True)
     """
     engine = _resolve_engine(policy, engine)
     mu, optimum = _as_bandit(bandit)
     T = check_int(horizon, "horizon", low=1)
-    n_runs = check_int(n_runs, "n_runs", low=1)
+    n_reps = check_int(n_reps, "n_reps", low=1)
     if random_state is not None and not isinstance(random_state, numbers.Integral):
         raise TypeError(f"random_state must be an int or None, got {random_state!r}.")
     if isinstance(policy, _ArmPolicy):
@@ -278,7 +278,7 @@ def simulate_bandit(policy, bandit, horizon, n_runs=100, *, checkpoints=None, ra
     label = label or type(policy).__name__
     setting = {"policy": policy, "mu": mu, "optimum": optimum, "horizon": T,
                "checkpoints": tuple(int(c) for c in ck), "engine": engine}
-    res = run_study(_replication, [setting], n_reps=n_runs, random_state=random_state,
+    res = run_study(_replication, [setting], n_reps=n_reps, random_state=random_state,
                     n_jobs=n_jobs, backend=backend, progress=progress, store=store,
                     name=f"causal-bandit-{label}")
     table = res.table.sort_values("rep")
@@ -298,9 +298,9 @@ class BanditSimulationResult:
     policy : str
     checkpoints : ndarray of shape (n_checkpoints,)
         Rounds ``t`` at which regret was recorded (last = horizon).
-    regret : ndarray of shape (n_runs, n_checkpoints)
+    regret : ndarray of shape (n_reps, n_checkpoints)
         Cumulative pseudo-regret ``sum_{s <= t} (optimum - mu_{a_s})``.
-    optimal : ndarray of shape (n_runs, n_checkpoints)
+    optimal : ndarray of shape (n_reps, n_checkpoints)
         Whether the arm pulled at round ``t`` was optimal (1) or not (0).
     means : ndarray of shape (n_arms,)
     optimum : float
@@ -308,7 +308,7 @@ class BanditSimulationResult:
     Examples
     --------
     >>> from statlearn.bandits.causal import ThompsonSampling, simulate_bandit
-    >>> res = simulate_bandit(ThompsonSampling(), [0.4, 0.6], horizon=500, n_runs=10)
+    >>> res = simulate_bandit(ThompsonSampling(), [0.4, 0.6], horizon=500, n_reps=10)
     >>> lo, hi = res.confidence_interval()
     >>> bool(lo <= res.mean_regret()[-1] <= hi)
     True
@@ -327,7 +327,7 @@ class BanditSimulationResult:
         return int(self.checkpoints[-1])
 
     @property
-    def n_runs(self) -> int:
+    def n_reps(self) -> int:
         """Number of runs."""
         return int(self.regret.shape[0])
 
@@ -337,9 +337,9 @@ class BanditSimulationResult:
 
     def regret_se(self) -> np.ndarray:
         """Standard error of :meth:`mean_regret` (``nan`` with one run)."""
-        if self.n_runs < 2:
+        if self.n_reps < 2:
             return np.full(self.checkpoints.size, math.nan)
-        return self.regret.std(axis=0, ddof=1) / math.sqrt(self.n_runs)
+        return self.regret.std(axis=0, ddof=1) / math.sqrt(self.n_reps)
 
     def optimal_rate(self) -> np.ndarray:
         """Fraction of runs pulling an optimal arm at each checkpoint."""
@@ -369,7 +369,7 @@ class BanditSimulationResult:
         lvl = int(round(100 * confidence_level))
         table = pd.DataFrame({
             "policy": [self.policy], "arms": [self.means.size], "T": [self.horizon],
-            "runs": [self.n_runs], "regret": [self.mean_regret()[-1]],
+            "n_reps": [self.n_reps], "regret": [self.mean_regret()[-1]],
             "se": [self.regret_se()[-1]], f"ci{lvl}_low": [lo], f"ci{lvl}_high": [hi],
             "P(optimal arm at T)": [self.optimal_rate()[-1]],
         })

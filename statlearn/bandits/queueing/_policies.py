@@ -331,7 +331,7 @@ class CQBEpsilon(_QueuePolicy):
     --------
     >>> from statlearn.bandits.queueing import CQBEpsilon, make_queueing_instance, simulate
     >>> env = make_queueing_instance(random_state=0)
-    >>> res = simulate(CQBEpsilon(), env, horizon=2000, n_runs=4, random_state=0)
+    >>> res = simulate(CQBEpsilon(), env, horizon=2000, n_reps=4, random_state=0)
     >>> res.queue_length.shape
     (4, 501)
     """
@@ -433,7 +433,7 @@ class CQBOpt(_QueuePolicy):
     --------
     >>> from statlearn.bandits.queueing import CQBOpt, make_queueing_instance, simulate
     >>> env = make_queueing_instance(random_state=0)
-    >>> res = simulate(CQBOpt(), env, horizon=1000, n_runs=4, random_state=0)
+    >>> res = simulate(CQBOpt(), env, horizon=1000, n_reps=4, random_state=0)
     >>> res.regret_runs.shape
     (4,)
     """
@@ -520,7 +520,7 @@ class GreedyMLEPolicy(_QueuePolicy):
     >>> from statlearn.bandits.queueing import GreedyMLEPolicy, make_queueing_instance, simulate
     >>> env = make_queueing_instance(random_state=0)
     >>> res = simulate(GreedyMLEPolicy(theta_init=env.thetas, freeze=True), env,
-    ...                horizon=500, n_runs=3, random_state=0)
+    ...                horizon=500, n_reps=3, random_state=0)
     >>> float(abs(res.regret_runs).max())
     0.0
     """

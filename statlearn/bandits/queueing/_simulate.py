@@ -262,7 +262,7 @@ def _checkpoints(checkpoints, T):
     return np.unique(np.append(ck, T)).astype(np.int64)
 
 
-def simulate(policy, env, horizon, n_runs=100, *, common_random_numbers=True, checkpoints=None,
+def simulate(policy, env, horizon, n_reps=100, *, common_random_numbers=True, checkpoints=None,
              engine=None, random_state=0, n_jobs=None, backend=None, progress=False,
              store=None):
     """Monte Carlo queue lengths of ``policy`` and of the oracle, and the queue-length regret.
@@ -284,7 +284,7 @@ def simulate(policy, env, horizon, n_runs=100, *, common_random_numbers=True, ch
     env : ContextualQueueEnv
     horizon : int
         Rounds per run ``T``.
-    n_runs : int, default=100
+    n_reps : int, default=100
         Independent runs.
     common_random_numbers : bool, default=True
         Couple the oracle to the policy; ``False`` gives the oracle its own
@@ -315,14 +315,14 @@ def simulate(policy, env, horizon, n_runs=100, *, common_random_numbers=True, ch
     >>> from statlearn.bandits.queueing import (CQBOpt, RandomPolicy, make_queueing_instance,
     ...                                         simulate)
     >>> env = make_queueing_instance(random_state=0)
-    >>> opt = simulate(CQBOpt(), env, horizon=2000, n_runs=10, random_state=0)
-    >>> rnd = simulate(RandomPolicy(), env, horizon=2000, n_runs=10, random_state=0)
+    >>> opt = simulate(CQBOpt(), env, horizon=2000, n_reps=10, random_state=0)
+    >>> rnd = simulate(RandomPolicy(), env, horizon=2000, n_reps=10, random_state=0)
     >>> bool(opt.regret < rnd.regret)
     True
     """
     engine = _check_policy_env(policy, env, engine)
     T = check_int(horizon, "horizon", low=1)
-    n_runs = check_int(n_runs, "n_runs", low=1)
+    n_reps = check_int(n_reps, "n_reps", low=1)
     if not isinstance(common_random_numbers, bool | np.bool_):
         raise TypeError(
             f"common_random_numbers must be a bool, got {type(common_random_numbers).__name__}."
@@ -339,7 +339,7 @@ def simulate(policy, env, horizon, n_runs=100, *, common_random_numbers=True, ch
         policy._warn(env.n_features, T)
     setting = {"policy": policy, "env": env, "horizon": T, "checkpoints": tuple(int(c) for c in ck),
                "crn": bool(common_random_numbers), "engine": engine, "prepared": prepared}
-    res = run_study(_replication, [setting], n_reps=n_runs, random_state=random_state,
+    res = run_study(_replication, [setting], n_reps=n_reps, random_state=random_state,
                     n_jobs=n_jobs, backend=backend, progress=progress, store=store,
                     name=f"queueing-{type(policy).__name__}")
     table = res.table.sort_values("rep")
@@ -362,11 +362,11 @@ class QueueSimulationResult:
         Policy class name.
     checkpoints : ndarray of shape (n_checkpoints,)
         Rounds ``t`` at which queue lengths were recorded (last = horizon).
-    queue_length : ndarray of shape (n_runs, n_checkpoints)
+    queue_length : ndarray of shape (n_reps, n_checkpoints)
         The policy's queue length after ``checkpoints[j]`` rounds.
-    oracle_queue_length : ndarray of shape (n_runs, n_checkpoints)
+    oracle_queue_length : ndarray of shape (n_reps, n_checkpoints)
         The oracle's, on common random numbers when requested.
-    n_explore : ndarray of shape (n_runs,)
+    n_explore : ndarray of shape (n_reps,)
         Exploration rounds per run (CQB-eps).
     acceptance_rate : float
         Mean acceptance rate of the slack rejection step.
@@ -377,7 +377,7 @@ class QueueSimulationResult:
     --------
     >>> from statlearn.bandits.queueing import CQBOpt, make_queueing_instance, simulate
     >>> res = simulate(CQBOpt(), make_queueing_instance(random_state=0), horizon=500,
-    ...                n_runs=20, random_state=0)
+    ...                n_reps=20, random_state=0)
     >>> lo, hi = res.confidence_interval()
     >>> bool(lo <= res.regret <= hi)
     True
@@ -399,7 +399,7 @@ class QueueSimulationResult:
         return int(self.checkpoints[-1])
 
     @property
-    def n_runs(self) -> int:
+    def n_reps(self) -> int:
         """Number of runs."""
         return int(self.queue_length.shape[0])
 
@@ -436,7 +436,7 @@ class QueueSimulationResult:
         """Terminal queue lengths and regret with its confidence interval."""
         lo, hi = self.confidence_interval(confidence_level)
         table = pd.DataFrame({
-            "policy": [self.policy], "T": [self.horizon], "runs": [self.n_runs],
+            "policy": [self.policy], "T": [self.horizon], "n_reps": [self.n_reps],
             "E[Q(T)]": [self.queue_length[:, -1].mean()],
             "E[Q*(T)]": [self.oracle_queue_length[:, -1].mean()],
             "R_T": [self.regret], "se": [self.regret_se],

@@ -93,7 +93,7 @@ def test_suboptimal_pulls_near_the_lai_robbins_rate(policy, low):
     """
     T, n = 5000, 200
     mu = [0.6, 0.4]
-    res = simulate_bandit(policy, mu, T, n_runs=n, random_state=12)
+    res = simulate_bandit(policy, mu, T, n_reps=n, random_state=12)
     pulls = res.regret[:, -1] / 0.2
     m, se = pulls.mean(), pulls.std(ddof=1) / math.sqrt(n)
     lr = math.log(T) / kl(0.4, 0.6)
@@ -121,19 +121,19 @@ def test_runner_seeds_and_user_policy():
             self.n[arm] += 1
             return self
 
-    res = simulate_bandit(FollowTheLeader(), mu, 200, n_runs=5, random_state=0)
+    res = simulate_bandit(FollowTheLeader(), mu, 200, n_reps=5, random_state=0)
     assert res.policy == "FollowTheLeader" and res.regret.shape == (5, res.checkpoints.size)
-    a = simulate_bandit(KLUCB(), mu, 300, n_runs=6, random_state=5)
-    b = simulate_bandit(KLUCB(), mu, 300, n_runs=6, random_state=5, n_jobs=2,
+    a = simulate_bandit(KLUCB(), mu, 300, n_reps=6, random_state=5)
+    b = simulate_bandit(KLUCB(), mu, 300, n_reps=6, random_state=5, n_jobs=2,
                         backend="threading")
-    c = simulate_bandit(KLUCB(), mu, 300, n_runs=6, random_state=5, engine="python")
+    c = simulate_bandit(KLUCB(), mu, 300, n_reps=6, random_state=5, engine="python")
     np.testing.assert_array_equal(a.regret, b.regret)
     np.testing.assert_array_equal(a.regret, c.regret)
 
 
 def test_result_object():
-    res = simulate_bandit(ThompsonSampling(), [0.3, 0.6], 500, n_runs=12, random_state=0)
-    assert res.horizon == 500 and res.n_runs == 12
+    res = simulate_bandit(ThompsonSampling(), [0.3, 0.6], 500, n_reps=12, random_state=0)
+    assert res.horizon == 500 and res.n_reps == 12
     r = res.regret[:, -1]
     assert res.mean_regret()[-1] == pytest.approx(r.mean())
     lo, hi = res.confidence_interval(0.9)
@@ -156,7 +156,7 @@ def test_bad_input():
     with pytest.raises(ValueError, match="c must be"):
         run_bandit(KLUCB(c=-1), [0.5], 10)
     with pytest.raises(ValueError, match="prior_a"):
-        simulate_bandit(ThompsonSampling(prior_a=0.5), [0.5], 10, n_runs=2)
+        simulate_bandit(ThompsonSampling(prior_a=0.5), [0.5], 10, n_reps=2)
     with pytest.raises(ValueError, match="engine='numba' runs only the built-in"):
         run_bandit(type("P", (), {"reset": lambda *a, **k: None, "select": lambda s, t: 0,
                                   "update": lambda *a: None})(), [0.5], 10, engine="numba")

@@ -23,7 +23,7 @@ CK = [T // 4, T // 2, T]
 
 def _sim(policy, scm, y, strategy, optimum, n=30, seed=0):
     bandit = CausalBandit(scm, y, arm_set(scm, y, strategy), optimum=optimum)
-    return simulate_bandit(policy, bandit, T, n_runs=n, checkpoints=CK, random_state=seed)
+    return simulate_bandit(policy, bandit, T, n_reps=n, checkpoints=CK, random_state=seed)
 
 
 def _assert_logarithmic(res):
@@ -91,6 +91,6 @@ def test_markovian_ctf_and_pomis_coincide():
                                         "do(X1=1, X2=1)"]
     assert all(set(x.cut_dict) == {("X1", "Y"), ("X2", "Y")} for x in b.arms)
     np.testing.assert_allclose(a.means, b.means, atol=1e-15)
-    ra = simulate_bandit(KLUCB(), a, 500, n_runs=5, random_state=1)
-    rb = simulate_bandit(KLUCB(), b, 500, n_runs=5, random_state=1)
+    ra = simulate_bandit(KLUCB(), a, 500, n_reps=5, random_state=1)
+    rb = simulate_bandit(KLUCB(), b, 500, n_reps=5, random_state=1)
     np.testing.assert_allclose(ra.regret, rb.regret)

@@ -77,8 +77,8 @@ def test_simulate_is_reproducible_and_equals_its_runs():
     from statlearn.bandits.queueing import CQBOpt, make_queueing_instance, run_policy, simulate
 
     env = make_queueing_instance(random_state=0)
-    a = simulate(CQBOpt(), env, horizon=1500, n_runs=3, random_state=4)
-    b = simulate(CQBOpt(), env, horizon=1500, n_runs=3, random_state=4)
+    a = simulate(CQBOpt(), env, horizon=1500, n_reps=3, random_state=4)
+    b = simulate(CQBOpt(), env, horizon=1500, n_reps=3, random_state=4)
     np.testing.assert_array_equal(a.queue_length, b.queue_length)
     np.testing.assert_array_equal(a.oracle_queue_length, b.oracle_queue_length)
     # run r uses SeedSequence(4, spawn_key=(0, r)) -> env, policy streams

@@ -122,7 +122,7 @@ def test_default_exploration_length_is_small_on_the_paper_instance():
     assert tau < 500
     s2 = env.context_min_eigenvalue(20_000)
     assert CQBEpsilon(sigma0_sq=s2).exploration_length(5, 5000) < 1000
-    res = simulate(CQBEpsilon(), env, horizon=5000, n_runs=4, random_state=0, checkpoints=[0])
+    res = simulate(CQBEpsilon(), env, horizon=5000, n_reps=4, random_state=0, checkpoints=[0])
     # explore rounds = tau service rounds at most + Binomial(T - tau, T^-1/2)
     assert np.all(res.n_explore <= tau + 5000 ** 0.5 + 6 * (5000 ** 0.25))
 

@@ -75,7 +75,7 @@ def stationary_mean(p, q, n_states=2000):
 # ---------------------------------------------------------------- A.8.1
 def test_oracle_queue_is_bounded_by_the_birth_death_chain(paper_env):
     """A.8.1: E[Q*(T)] <= lambda (1 - lambda) / eps = 2.1 (one-sided, 3 SE: 0.13%)."""
-    res = simulate(OraclePolicy(paper_env.thetas), paper_env, horizon=2000, n_runs=2000,
+    res = simulate(OraclePolicy(paper_env.thetas), paper_env, horizon=2000, n_reps=2000,
                    checkpoints=[500, 1000, 2000], random_state=1)
     q = res.oracle_queue_length[:, -1]
     bound = 0.7 * 0.3 / 0.1
@@ -109,7 +109,7 @@ def test_single_class_oracle_matches_the_exact_chain(p, q):
     env = ContextualQueueEnv(theta, arrival_rate=p, context_sequence=np.ones((T, 1)))
     checks = [1, 2, 10, 50, T]
     n = mc_size(ci=6000, full=20_000)
-    res = simulate(OraclePolicy(theta), env, horizon=T, n_runs=n, checkpoints=checks,
+    res = simulate(OraclePolicy(theta), env, horizon=T, n_reps=n, checkpoints=checks,
                    random_state=2)
     exact = birth_death_means(p, q, T)[res.checkpoints]
     sim = res.oracle_queue_length
@@ -141,7 +141,7 @@ def test_unstable_instance_warns_and_grows_linearly(make, T):
     """
     env = ContextualQueueEnv(UNSTABLE_THETAS, arrival_rate=0.9)
     with pytest.warns(UnstableQueueWarning, match="unstable"):
-        res = simulate(make(), env, horizon=T, n_runs=1, checkpoints=[T], random_state=3)
+        res = simulate(make(), env, horizon=T, n_reps=1, checkpoints=[T], random_state=3)
     rate = res.queue_length[0, -1] / T
     max_rate = 1 / (1 + math.exp(-0.3))
     sd = math.sqrt((0.9 * 0.1 + max_rate * (1 - max_rate)) / T)
@@ -152,7 +152,7 @@ def test_unstable_instance_warns_and_grows_linearly(make, T):
 # ---------------------------------------------------------------- A.8.4
 def test_random_policy_diverges_on_the_paper_instance(paper_env, global_random_seed):
     """A.8.4: the random policy's mean queue grows: slope > 0 with p < 0.01."""
-    res = simulate(RandomPolicy(), paper_env, horizon=2000, n_runs=20,
+    res = simulate(RandomPolicy(), paper_env, horizon=2000, n_reps=20,
                    random_state=global_random_seed)
     fit = stats.linregress(res.checkpoints, res.mean_queue_length())
     assert fit.slope > 0 and fit.pvalue < 0.01
@@ -166,8 +166,8 @@ def _power_law_slope(Ts, R, se):
     return b
 
 
-def _regret_curve(policy, env, Ts, n_runs, seed):
-    out = [simulate(policy, env, horizon=T, n_runs=n_runs, checkpoints=[T], random_state=seed)
+def _regret_curve(policy, env, Ts, n_reps, seed):
+    out = [simulate(policy, env, horizon=T, n_reps=n_reps, checkpoints=[T], random_state=seed)
            for T in Ts]
     return (np.array([r.regret for r in out]), np.array([r.regret_se for r in out]))
 
@@ -306,7 +306,7 @@ def test_identical_contexts_reduce_to_a_k_armed_queueing_bandit():
     thetas = np.array([[0.2], [1.5], [-0.4]])
     env = ContextualQueueEnv(thetas, 0.6, context_sequence=np.ones((3000, 1)))
     for make in POLICY_MAKERS:
-        res = simulate(make(thetas), env, horizon=3000, n_runs=3, random_state=7)
+        res = simulate(make(thetas), env, horizon=3000, n_reps=3, random_state=7)
         assert np.all(res.queue_length >= 0)
     run = run_policy(OraclePolicy(thetas), env, horizon=3000)
     assert set(run.servers[run.servers >= 0].tolist()) == {1}
@@ -320,9 +320,9 @@ def test_zero_context_needs_arrival_rate_below_one_half_minus_slack():
     zero = ContextualQueueEnv(np.ones((2, 3)), 0.45, slack=0.1,
                               context_sampler=_zero_contexts)
     with pytest.raises(ValueError, match="slack assumption cannot be met"):
-        simulate(CQBOpt(), zero, horizon=100, n_runs=1)
+        simulate(CQBOpt(), zero, horizon=100, n_reps=1)
     ok = ContextualQueueEnv(np.ones((2, 3)), 0.4, slack=0.1, context_sampler=_zero_contexts)
-    res = simulate(CQBOpt(), ok, horizon=500, n_runs=2, random_state=0)
+    res = simulate(CQBOpt(), ok, horizon=500, n_reps=2, random_state=0)
     assert res.acceptance_rate == 1.0
     # every departure has probability 1/2: the oracle is the chain with q = 0.5
     assert np.all(res.regret_runs == 0)

@@ -24,9 +24,9 @@ def env():
 
 
 def test_result_object(env):
-    res = simulate(CQBOpt(), env, horizon=800, n_runs=30, random_state=0)
+    res = simulate(CQBOpt(), env, horizon=800, n_reps=30, random_state=0)
     assert isinstance(res, QueueSimulationResult)
-    assert res.horizon == 800 and res.n_runs == 30
+    assert res.horizon == 800 and res.n_reps == 30
     assert res.queue_length.shape == res.oracle_queue_length.shape == (30, 501)
     assert res.checkpoints[0] == 0 and res.checkpoints[-1] == 800
     r = res.queue_length[:, -1] - res.oracle_queue_length[:, -1]
@@ -45,7 +45,7 @@ def test_result_object(env):
 
 
 def test_checkpoints_and_paths_match_single_runs(env):
-    res = simulate(RandomPolicy(), env, horizon=300, n_runs=3, checkpoints=[10, 100],
+    res = simulate(RandomPolicy(), env, horizon=300, n_reps=3, checkpoints=[10, 100],
                    random_state=5)
     np.testing.assert_array_equal(res.checkpoints, [10, 100, 300])
     # run r uses SeedSequence(5, spawn_key=(0, r)): recompute run 1 by hand
@@ -57,18 +57,18 @@ def test_checkpoints_and_paths_match_single_runs(env):
 
 
 def test_reproducible_and_engine_independent(env):
-    a = simulate(CQBOpt(), env, horizon=300, n_runs=4, random_state=9)
-    b = simulate(CQBOpt(), env, horizon=300, n_runs=4, random_state=9)
-    c = simulate(CQBOpt(), env, horizon=300, n_runs=4, random_state=9, engine="python")
+    a = simulate(CQBOpt(), env, horizon=300, n_reps=4, random_state=9)
+    b = simulate(CQBOpt(), env, horizon=300, n_reps=4, random_state=9)
+    c = simulate(CQBOpt(), env, horizon=300, n_reps=4, random_state=9, engine="python")
     np.testing.assert_array_equal(a.queue_length, b.queue_length)
     np.testing.assert_array_equal(a.queue_length, c.queue_length)
-    d = simulate(CQBOpt(), env, horizon=300, n_runs=4, random_state=10)
+    d = simulate(CQBOpt(), env, horizon=300, n_reps=4, random_state=10)
     assert not np.array_equal(a.queue_length, d.queue_length)
 
 
 def test_parallel_backend_gives_the_same_table(env):
-    a = simulate(CQBOpt(), env, horizon=400, n_runs=6, random_state=3)
-    b = simulate(CQBOpt(), env, horizon=400, n_runs=6, random_state=3, n_jobs=2,
+    a = simulate(CQBOpt(), env, horizon=400, n_reps=6, random_state=3)
+    b = simulate(CQBOpt(), env, horizon=400, n_reps=6, random_state=3, n_jobs=2,
                  backend="threading")
     np.testing.assert_array_equal(a.queue_length, b.queue_length)
     np.testing.assert_array_equal(a.oracle_queue_length, b.oracle_queue_length)
@@ -76,14 +76,14 @@ def test_parallel_backend_gives_the_same_table(env):
 
 def test_store_resumes(env, tmp_path):
     store = str(tmp_path / "q.sqlite")
-    a = simulate(CQBOpt(), env, horizon=200, n_runs=3, random_state=1, store=store)
-    b = simulate(CQBOpt(), env, horizon=200, n_runs=5, random_state=1, store=store)
+    a = simulate(CQBOpt(), env, horizon=200, n_reps=3, random_state=1, store=store)
+    b = simulate(CQBOpt(), env, horizon=200, n_reps=5, random_state=1, store=store)
     np.testing.assert_array_equal(a.queue_length, b.queue_length[:3])
 
 
 def test_common_random_numbers_reduce_variance_not_bias(env):
     """Coupling keeps E[Q*(T)] and shrinks the spread of Q(T) - Q*(T)."""
-    kw = dict(horizon=1000, n_runs=200, checkpoints=[1000], random_state=11)
+    kw = dict(horizon=1000, n_reps=200, checkpoints=[1000], random_state=11)
     crn = simulate(CQBOpt(), env, common_random_numbers=True, **kw)
     ind = simulate(CQBOpt(), env, common_random_numbers=False, **kw)
     # identical learner runs; only the oracle's randomness differs
@@ -102,7 +102,7 @@ def test_common_random_numbers_reduce_variance_not_bias(env):
         ({"env": object()}, TypeError, "env must be"),
         ({"horizon": 0}, ValueError, "horizon"),
         ({"horizon": 10.0}, TypeError, "horizon"),
-        ({"n_runs": 0}, ValueError, "n_runs"),
+        ({"n_reps": 0}, ValueError, "n_reps"),
         ({"common_random_numbers": "yes"}, TypeError, "common_random_numbers"),
         ({"engine": "cython"}, ValueError, "engine"),
         ({"checkpoints": [-1, 3]}, ValueError, "checkpoints"),
@@ -113,7 +113,7 @@ def test_common_random_numbers_reduce_variance_not_bias(env):
     ],
 )
 def test_bad_input(env, kwargs, exc, match):
-    args = {"policy": CQBOpt(), "env": env, "horizon": 10, "n_runs": 2}
+    args = {"policy": CQBOpt(), "env": env, "horizon": 10, "n_reps": 2}
     args.update(kwargs)
     with pytest.raises(exc, match=match):
         simulate(**args)

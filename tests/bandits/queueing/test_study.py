@@ -30,5 +30,5 @@ def test_replication_runs_every_policy_on_common_randomness():
 def test_power_fit_recovers_a_known_slope():
     T = np.array([1000.0, 2000, 4000, 8000])
     R = 3.0 * (T / 1000) ** -0.5
-    b, bse = _power_fit(T, R, np.full(4, 0.01), n_runs=1000)
+    b, bse = _power_fit(T, R, np.full(4, 0.01), n_reps=1000)
     assert b == pytest.approx(-0.5, abs=1e-6) and bse < 0.05

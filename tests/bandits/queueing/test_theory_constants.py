@@ -69,7 +69,7 @@ def test_cqb_epsilon_theorem_constants_never_leave_exploration_at_ci_horizons(pa
     assert pol.exploration_length(5, 60000) < 60000
     n = mc_size(ci=10, full=40)
     with pytest.warns(UserWarning, match="never exploits"):
-        res = simulate(pol, paper_env, horizon=2000, n_runs=n, checkpoints=[1000, 2000],
+        res = simulate(pol, paper_env, horizon=2000, n_reps=n, checkpoints=[1000, 2000],
                        random_state=3)
     q = res.queue_length.mean(axis=0) - res.oracle_queue_length.mean(axis=0)
     # linear growth while exploring: R_2000 well above R_1000
@@ -89,9 +89,9 @@ def test_cqb_opt_theorem_constants_regret_is_sublinear_and_below_random(paper_en
     """
     n = mc_size(ci=8, full=20)
     Ts = (4000, 8000)
-    res = [simulate(CQBOpt(c_beta=1.0, kappa=10.0), paper_env, horizon=T, n_runs=n,
+    res = [simulate(CQBOpt(c_beta=1.0, kappa=10.0), paper_env, horizon=T, n_reps=n,
                     checkpoints=[T], random_state=6) for T in Ts]
-    rnd = [simulate(RandomPolicy(), paper_env, horizon=T, n_runs=n, checkpoints=[T],
+    rnd = [simulate(RandomPolicy(), paper_env, horizon=T, n_reps=n, checkpoints=[T],
                     random_state=6) for T in Ts]
     R = np.array([r.regret for r in res])
     se = np.array([r.regret_se for r in res])
