@@ -5,13 +5,18 @@ and ``mutation/equivalent.toml`` (surviving mutants judged equivalent, each with
 its mutated line and the reason), prints the table, lists the surviving and the
 equivalent mutants with their diffs, and writes it all to ``.mutation/report.md``.
 
-Columns: ``mutants`` generated, ``killed`` (a test failed or timed out),
-``survived`` (all tests passed and not listed as equivalent), ``equivalent``
-(survived and listed), ``no tests`` (no selected test calls the function),
-``unchecked`` (not reached before the time box).  The score is
-``killed / (mutants - equivalent - unchecked)``: the share of the checked,
-non-equivalent mutants that the tests kill.  An equivalent entry whose recorded
-line no longer matches the mutant's diff is stale and counts as survived.
+Columns: ``mutants`` generated, ``run`` (``complete``, or ``sample N`` when
+``run.py --sample`` tested a seeded uniform sample of ``N`` of them; the
+following columns then count within the sample), ``checked`` (given a
+verdict), ``killed`` (a test failed or timed out), ``survived`` (all tests
+passed and not listed as equivalent), ``equivalent`` (survived and listed),
+``no tests`` (no selected test calls the function), ``unchecked`` (not reached
+before the time box).  The score is ``killed / (checked - equivalent)``: the
+share of the checked, non-equivalent mutants that the tests kill.  For a
+complete run it is exact; for a sample it estimates the module's score and the
+report adds the Clopper-Pearson (exact binomial) 95% interval.  An equivalent
+entry whose recorded line no longer matches the mutant's diff is stale and
+counts as survived.
 
 Usage: ``python mutation/report.py [--baseline] [module ...]``.
 """
@@ -32,6 +37,7 @@ KILLED = {1, 3, 36, 24, -24, 152, 255, 37}
 SURVIVED = {0}
 NO_TESTS = {5, 33}
 UNCHECKED = {None, 2, 34}
+SAMPLE_FILE = "sample.json"
 
 _DIFFS = r"""
 import json, sys
@@ -65,6 +71,34 @@ def workspace(name, baseline=False):
     return (SCRATCH / "baseline" / name) if baseline else (SCRATCH / name)
 
 
+def load_sample(ws):
+    """The sample recorded by ``run.py --sample`` in ``ws``, or None (a complete run)."""
+    path = Path(ws) / SAMPLE_FILE
+    if not path.exists():
+        return None
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def exit_codes(ws, spec):
+    """mutmut's verdict (exit code, None if untested) of every mutant, or None."""
+    meta = Path(ws) / "mutants" / (spec["path"] + ".meta")
+    if not meta.exists():
+        return None
+    return json.loads(meta.read_text(encoding="utf-8"))["exit_code_by_key"]
+
+
+def clopper_pearson(k, n, level=0.95):
+    """Exact binomial (Clopper-Pearson) interval for a proportion ``k / n``."""
+    from scipy.stats import beta
+
+    if n == 0:
+        return (0.0, 1.0)
+    tail = (1.0 - level) / 2.0
+    lo = 0.0 if k == 0 else float(beta.ppf(tail, k, n - k + 1))
+    hi = 1.0 if k == n else float(beta.ppf(1.0 - tail, k + 1, n - k))
+    return lo, hi
+
+
 def diffs_for(ws, names):
     """Unified diffs of the given mutants, computed by mutmut inside the workspace."""
     if not names:
@@ -92,10 +126,13 @@ def _added_lines(diff):
 
 def module_summary(name, spec, equivalents, baseline=False):
     ws = workspace(name, baseline)
-    meta = ws / "mutants" / (spec["path"] + ".meta")
-    if not meta.exists():
+    codes = exit_codes(ws, spec)
+    if codes is None:
         return None
-    codes = json.loads(meta.read_text(encoding="utf-8"))["exit_code_by_key"]
+    population = len(codes)
+    sample = load_sample(ws)
+    if sample is not None:
+        codes = {k: codes.get(k) for k in sample["mutants"]}
     survived = sorted(k for k, v in codes.items() if v in SURVIVED)
     listed = [k for k in survived if k in equivalents]
     diffs = diffs_for(ws, survived)
@@ -105,18 +142,26 @@ def module_summary(name, spec, equivalents, baseline=False):
         (equivalent if expected in _added_lines(diffs[key]) else stale).append(key)
     row = {
         "module": name,
-        "mutants": len(codes),
+        "mutants": population,
+        "run": "all" if sample is None else f"sample {len(codes)} (seed {sample['seed']})",
+        "sampled": len(codes),
         "killed": sum(v in KILLED for v in codes.values()),
         "survived": len(survived) - len(equivalent),
         "equivalent": len(equivalent),
         "no tests": sum(v in NO_TESTS for v in codes.values()),
         "unchecked": sum(v in UNCHECKED for v in codes.values()),
     }
-    other = row["mutants"] - sum(row[c] for c in
-                                 ("killed", "survived", "equivalent", "no tests", "unchecked"))
+    other = len(codes) - sum(row[c] for c in
+                             ("killed", "survived", "equivalent", "no tests", "unchecked"))
     row["unchecked"] += other  # suspicious or crashed verdicts: treat as not checked
-    checked = row["mutants"] - row["equivalent"] - row["unchecked"]
-    row["score"] = 100.0 * row["killed"] / checked if checked else float("nan")
+    row["checked"] = len(codes) - row["unchecked"]
+    scored = row["checked"] - row["equivalent"]
+    row["score"] = 100.0 * row["killed"] / scored if scored else float("nan")
+    if sample is None:
+        row["interval"] = None
+    else:
+        lo, hi = clopper_pearson(row["killed"], scored)
+        row["interval"] = (100.0 * lo, 100.0 * hi)
     details = {
         "survived": [(k, diffs[k]) for k in survived if k not in equivalent],
         "equivalent": [(k, equivalents[k]["reason"], diffs[k]) for k in equivalent],
@@ -125,22 +170,34 @@ def module_summary(name, spec, equivalents, baseline=False):
     return row, details
 
 
-COLUMNS = ("module", "mutants", "killed", "survived", "equivalent", "no tests", "unchecked",
-           "score")
+COLUMNS = ("module", "mutants", "run", "checked", "killed", "survived", "equivalent",
+           "no tests", "unchecked", "score", "95% interval")
+
+
+def _cells(row):
+    cells = [str(row[c]) for c in COLUMNS[:-2]] + [f"{row['score']:.1f}%"]
+    if row["interval"] is None:
+        cells.append("exact (complete run)" if row["unchecked"] == 0 else
+                     "incomplete run (time box)")
+    else:
+        lo, hi = row["interval"]
+        cells.append(f"{lo:.1f}-{hi:.1f}% (Clopper-Pearson)")
+    return cells
 
 
 def render(rows, details, missing, baseline=False):
     title = "# Mutation testing report" + (" (baseline: without the mutant tests)"
                                            if baseline else "")
     lines = [title, "",
-             "score = killed / (mutants - equivalent - unchecked)", "",
+             "score = killed / (checked - equivalent); a sampled module's columns count within "
+             "its sample of the module's mutants (seeded uniform draw without replacement), "
+             "its score estimates the module's score with the exact binomial 95% interval", "",
              "| " + " | ".join(COLUMNS) + " |",
              "|" + "|".join("---" for _ in COLUMNS) + "|"]
     for row in rows:
-        cells = [str(row[c]) for c in COLUMNS[:-1]] + [f"{row['score']:.1f}%"]
-        lines.append("| " + " | ".join(cells) + " |")
+        lines.append("| " + " | ".join(_cells(row)) + " |")
     for name in missing:
-        lines.append(f"| {name} | not run | | | | | | |")
+        lines.append(f"| {name} | | not run |" + " |" * (len(COLUMNS) - 3))
     for name, det in details.items():
         if det["equivalent"]:
             lines += ["", f"## {name}: equivalent mutants", ""]

@@ -16,6 +16,15 @@ Usage (from the repository root)::
     python mutation/run.py --keep ...           # reuse earlier results (incremental)
     python mutation/run.py --baseline ...       # without the mutant-killing tests
     python mutation/run.py --max-children 2 ... # parallel mutant workers
+    python mutation/run.py --sample 100 --sample-seed 0 conformal._scores
+                                                # a seeded uniform sample of the mutants
+
+``--sample N`` draws ``N`` of the module's mutants uniformly without
+replacement (seeded by ``--sample-seed``, from the sorted mutant names) and
+tests only those; the sample is recorded in ``.mutation/<module>/sample.json``
+and the report gives the score as an estimate with its Clopper-Pearson 95%
+interval, next to the sample and population sizes.  With ``--keep`` the
+mutants of the sample that are already killed are not tested again.
 
 Mutation testing is slow and is not part of CI; ``make mutate`` runs this script.
 """
@@ -23,7 +32,9 @@ Mutation testing is slow and is not part of CI; ``make mutate`` runs this script
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import random
 import shutil
 import signal
 import subprocess
@@ -92,6 +103,41 @@ def prepare_workspace(ws, spec, keep, tests):
     return ws
 
 
+_GENERATE = """
+import json, os
+from mutmut.__main__ import (copy_also_copy_files, copy_src_dir, create_mutants,
+                             setup_source_paths, store_lines_covered_by_tests)
+os.makedirs("mutants", exist_ok=True)
+copy_src_dir(); copy_also_copy_files(); setup_source_paths(); store_lines_covered_by_tests()
+create_mutants(1)
+"""
+
+
+def generate_mutants(ws, spec, env):
+    """Let mutmut write the module's mutants in ``ws`` and return their sorted names."""
+    res = subprocess.run([sys.executable, "-c", _GENERATE], cwd=ws, env=env,
+                         capture_output=True, text=True, check=False)
+    meta = ws / "mutants" / (spec["path"] + ".meta")
+    if res.returncode != 0 or not meta.exists():
+        raise SystemExit(f"mutmut could not generate the mutants of {spec['path']}:\n"
+                         f"{res.stderr[-2000:]}")
+    return sorted(json.loads(meta.read_text(encoding="utf-8"))["exit_code_by_key"])
+
+
+def draw_sample(names, size, seed):
+    """A uniform sample of ``size`` mutant names without replacement, seeded by ``seed``.
+
+    The draw depends only on the sorted names, the size and the seed, so the
+    same sources give the same sample on any machine; it is returned sorted.
+    """
+    names = sorted(names)
+    if size < 1:
+        raise ValueError(f"the sample size must be >= 1, got {size}.")
+    if size >= len(names):
+        return names
+    return sorted(random.Random(seed).sample(names, size))
+
+
 def _stop(proc):
     """End mutmut and the test processes it forked (its own process group)."""
     os.killpg(proc.pid, signal.SIGTERM)
@@ -102,9 +148,13 @@ def _stop(proc):
         proc.wait()
 
 
-def run_module(name, spec, *, max_children, nice, keep, timeout, baseline):
+def run_module(name, spec, *, max_children, nice, keep, timeout, baseline, sample=None,
+               sample_seed=0):
     tests = selected_tests(spec, baseline)
-    ws = prepare_workspace(report.workspace(name, baseline), spec, keep, tests)
+    ws = report.workspace(name, baseline)
+    ws = prepare_workspace(ws, spec, keep, tests)
+    if sample is None and (ws / report.SAMPLE_FILE).exists():
+        (ws / report.SAMPLE_FILE).unlink()  # a complete run
     mutmut = Path(sys.executable).with_name("mutmut")
     cmd = [str(mutmut), "run", "--max-children", str(max_children)]
     if nice:
@@ -116,6 +166,21 @@ def run_module(name, spec, *, max_children, nice, keep, timeout, baseline):
     # survive a fork (the child is killed by SIGTERM at exit, which mutmut reports
     # as "suspicious"), the work-queue layer does
     env["NUMBA_THREADING_LAYER"] = "workqueue"
+    if sample is not None:
+        names = generate_mutants(ws, spec, env)
+        chosen = draw_sample(names, sample, sample_seed)
+        (ws / report.SAMPLE_FILE).write_text(json.dumps(
+            {"seed": sample_seed, "size": sample, "population": len(names),
+             "mutants": chosen}, indent=1), encoding="utf-8")
+        todo = chosen
+        if keep:  # already killed mutants of the sample keep their verdict
+            codes = report.exit_codes(ws, spec) or {}
+            todo = [k for k in chosen if codes.get(k) not in report.KILLED]
+        print(f"== {name}: sample of {len(chosen)} of {len(names)} mutants (seed {sample_seed}), "
+              f"{len(todo)} to test", flush=True)
+        if not todo:
+            return
+        cmd += todo
     log = ws / "mutmut.log"
     limit = timeout if timeout is not None else spec.get("timeout", 3600)
     print(f"== {name}: {spec['path']} against {' '.join(tests)} "
@@ -149,17 +214,25 @@ def main(argv=None):
                         help="time box per module in seconds (default: modules.toml)")
     parser.add_argument("--baseline", action="store_true",
                         help="leave out the mutant_tests (the score before them)")
+    parser.add_argument("--sample", type=int, default=None, metavar="N",
+                        help="test a seeded uniform random sample of N mutants per module "
+                             "(the report then gives an estimate with a 95%% interval)")
+    parser.add_argument("--sample-seed", type=int, default=0, metavar="S",
+                        help="seed of the sample (default 0)")
     parser.add_argument("--report-only", action="store_true",
                         help="only print the table of the last runs")
     args = parser.parse_args(argv)
     unknown = [m for m in args.modules if m not in modules]
+    if args.sample is not None and args.sample < 1:
+        parser.error(f"--sample must be >= 1, got {args.sample}")
     if unknown:
         parser.error(f"unknown module(s) {unknown}; choose from {list(modules)}")
     selected = args.modules or list(modules)
     if not args.report_only:
         for name in selected:
             run_module(name, modules[name], max_children=args.max_children, nice=args.nice,
-                       keep=args.keep, timeout=args.timeout, baseline=args.baseline)
+                       keep=args.keep, timeout=args.timeout, baseline=args.baseline,
+                       sample=args.sample, sample_seed=args.sample_seed)
     return report.main(selected, baseline=args.baseline)
 
 

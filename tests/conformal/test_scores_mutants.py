@@ -1,0 +1,389 @@
+"""Nonconformity scores and sets against loops written from their definitions.
+
+Written against the mutation report of ``statlearn/conformal/_scores.py``. Every
+expected value is computed here, label by label, from the definitions in the
+module's docstrings (ranks by decreasing probability with ties to the lower
+index, APS mass above plus ``U p_y``, RAPS penalty ``lam (rank - k_reg)^+``,
+deterministic APS/RAPS sets up to and including the first label whose
+cumulative score reaches the threshold, SOCOP scores by brute force over the
+points ``(Gamma_j, g_j)``), on small inputs with ties, zeros and extreme
+parameters, for the NumPy path and the array-API reference path
+(array-api-strict). Error messages are checked in full.
+"""
+
+from __future__ import annotations
+
+import re
+
+import array_api_compat.numpy as np_xp
+import numpy as np
+import pytest
+
+from statlearn.conformal import (
+    _kernels,
+    aps_scores,
+    label_ranks,
+    lac_scores,
+    raps_scores,
+    socop_scores,
+    socop_sets,
+    topk_scores,
+)
+from statlearn.conformal._scores import (
+    _aps_sets,
+    _aps_sets_reference,
+    _socop,
+    _socop_sets,
+    socop_scores_reference,
+)
+
+xps = pytest.importorskip("array_api_strict")
+
+
+def _raises(call, pattern, exc=ValueError):
+    with pytest.raises(exc) as info:
+        call()
+    msg = str(info.value)
+    assert re.fullmatch(pattern, msg, flags=re.S), msg
+
+
+# ------------------------------------------------------------------ naive definitions
+def _order(row):
+    """Labels by decreasing probability, ties to the lower index (by comparison)."""
+    K = len(row)
+    return sorted(range(K), key=lambda k: (-row[k], k))
+
+
+def _rank_row(row):
+    out = [0] * len(row)
+    for r, k in enumerate(_order(row), start=1):
+        out[k] = r
+    return out
+
+
+def _aps_row(row, u=None, lam_reg=0.0, k_reg=0):
+    """APS/RAPS score of every label: mass strictly above + (u) p_y + penalty."""
+    ranks = _rank_row(row)
+    out = []
+    for y in range(len(row)):
+        above = sum(row[k] for k in range(len(row)) if ranks[k] < ranks[y])
+        own = row[y] if u is None else u * row[y]
+        out.append(above + own + lam_reg * max(ranks[y] - k_reg, 0))
+    return out
+
+
+def _aps_set_row(row, q, u=None, lam_reg=0.0, k_reg=0):
+    """APS/RAPS set of one row for per-label thresholds ``q``.
+
+    Randomised: ``{y : s(y, u) <= q_y}``. Deterministic: rank ``j`` is kept
+    when the cumulative score of the ranks before it is below its threshold,
+    so with one threshold the set runs up to and including the first label
+    whose cumulative score reaches it.
+    """
+    order = _order(row)
+    keep = [False] * len(row)
+    cum = 0.0
+    for j, k in enumerate(order, start=1):
+        pen = lam_reg * max(j - k_reg, 0)
+        if u is None:
+            prev = -np.inf if j == 1 else cum + lam_reg * max(j - 1 - k_reg, 0)
+            keep[k] = prev < q[k]
+        else:
+            keep[k] = cum + u * row[k] + pen <= q[k]
+        cum += row[k]
+    return keep
+
+
+def _socop_brute(row, lam, k0):
+    """SOCOP scores: least eta whose largest minimiser of g_j - eta Gamma_j reaches the rank."""
+    order = _order(row)
+    K = len(row)
+    ps = [row[k] for k in order]
+    support = sum(1 for v in ps if v > 0)
+    Gamma = [sum(ps[:j]) for j in range(K + 1)]
+    g = [(1.0 if j > k0 else 0.0) + lam * j for j in range(K + 1)]
+    cands = {0.0}
+    for a in range(support + 1):
+        for b in range(a + 1, support + 1):
+            den = sum(ps[a:b])
+            cands.add((g[b] - g[a]) / den)
+    cands = sorted(cands)
+    best = []
+    for eta in cands:
+        vals = [g[j] - eta * Gamma[j] for j in range(support + 1)]
+        lo = min(vals)
+        tol = 1e-11 * max(1.0, max(abs(v) for v in g), eta)
+        best.append(max(j for j in range(support + 1) if vals[j] <= lo + tol))
+    out = [np.inf] * K
+    for r in range(1, support + 1):
+        out[order[r - 1]] = next(c for c, b in zip(cands, best, strict=True) if b >= r)
+    return out
+
+
+def _rows():
+    """Small probability rows with ties (at the top, the middle, the bottom) and zeros."""
+    rows = [
+        [0.5, 0.3, 0.15, 0.05],
+        [0.25, 0.25, 0.25, 0.25],
+        [0.1, 0.4, 0.1, 0.4],
+        [0.0, 0.6, 0.0, 0.4],
+        [0.3, 0.3, 0.2, 0.2],
+        [0.05, 0.15, 0.3, 0.5],
+        [1.0, 0.0, 0.0, 0.0],
+        [0.2, 0.2, 0.5, 0.1],
+        [0.7, 0.1, 0.1, 0.1],
+        [0.45, 0.05, 0.45, 0.05],
+    ]
+    rng = np.random.default_rng(20)
+    rows += list(rng.dirichlet(np.full(4, 0.7), size=10))
+    return np.array(rows, dtype=float)
+
+
+P = _rows()
+N, K = P.shape
+U = np.random.default_rng(21).random(N)
+Y = np.random.default_rng(22).integers(0, K, size=N)
+
+
+# ------------------------------------------------------------------ ranks and baselines
+def test_ranks_and_topk_match_the_naive_order_on_ties():
+    expected = np.array([_rank_row(r) for r in P])
+    assert label_ranks(P).dtype.kind == "i"
+    np.testing.assert_array_equal(label_ranks(P), expected)
+    np.testing.assert_array_equal(label_ranks(P, Y), expected[np.arange(N), Y])
+    got = topk_scores(P)
+    assert got.dtype == np.float64
+    np.testing.assert_array_equal(got, expected.astype(float))
+    np.testing.assert_array_equal(topk_scores(P, Y), expected[np.arange(N), Y])
+    # ties far down a long row (the stable re-sort of tied rows only)
+    row = np.array([[0.3, 0.1, 0.2, 0.1, 0.2, 0.1]])
+    np.testing.assert_array_equal(label_ranks(row)[0], [1, 4, 2, 5, 3, 6])
+
+
+def test_lac_is_one_minus_p():
+    np.testing.assert_array_equal(lac_scores(P), 1.0 - P)
+    np.testing.assert_array_equal(lac_scores(P, Y), 1.0 - P[np.arange(N), Y])
+    # integer-valued float32 input is converted to float64
+    got = lac_scores(np.array([[1.0, 0.0]], dtype=np.float32))
+    assert got.dtype == np.float64
+
+
+@pytest.mark.parametrize("lam_reg, k_reg", [(0.0, 0), (0.3, 1), (0.05, 2), (1.0, 0)])
+def test_aps_and_raps_scores_match_the_definition(lam_reg, k_reg):
+    det = np.array([_aps_row(r, None, lam_reg, k_reg) for r in P])
+    ran = np.array([_aps_row(r, u, lam_reg, k_reg) for r, u in zip(P, U, strict=True)])
+    if lam_reg == 0.0:
+        np.testing.assert_allclose(aps_scores(P, randomized=False), det, atol=1e-14)
+        np.testing.assert_allclose(aps_scores(P, u=U), ran, atol=1e-14)
+        np.testing.assert_allclose(aps_scores(P, Y, u=U), ran[np.arange(N), Y], atol=1e-14)
+        np.testing.assert_allclose(aps_scores(P, Y, randomized=False),
+                                   det[np.arange(N), Y], atol=1e-14)
+    kw = {"lam_reg": lam_reg, "k_reg": k_reg}
+    np.testing.assert_allclose(raps_scores(P, randomized=False, **kw), det, atol=1e-14)
+    np.testing.assert_allclose(raps_scores(P, u=U, **kw), ran, atol=1e-14)
+    np.testing.assert_allclose(raps_scores(P, Y, u=U, **kw), ran[np.arange(N), Y], atol=1e-14)
+    np.testing.assert_allclose(raps_scores(P, Y, randomized=False, **kw),
+                               det[np.arange(N), Y], atol=1e-14)
+
+
+def test_raps_default_parameters_are_lam_001_and_k_1():
+    det = np.array([_aps_row(r, None, 0.01, 1) for r in P])
+    np.testing.assert_allclose(raps_scores(P, randomized=False), det, atol=1e-14)
+
+
+def test_uniforms_scalar_list_and_rng():
+    row = np.array([[0.5, 0.3, 0.2], [0.2, 0.2, 0.6]])
+    expected = np.array([_aps_row(r, 0.25) for r in row])
+    np.testing.assert_allclose(aps_scores(row, u=0.25), expected, atol=1e-15)
+    np.testing.assert_allclose(aps_scores(row, u=np.float64(0.25)), expected, atol=1e-15)
+    np.testing.assert_allclose(aps_scores(row, u=[0.25, 0.25]), expected, atol=1e-15)
+    # the edges of [0, 1] are allowed
+    np.testing.assert_allclose(aps_scores(row, u=[0.0, 1.0]),
+                               [_aps_row(row[0], 0.0), _aps_row(row[1], 1.0)], atol=1e-15)
+    # drawn from the generator: one uniform per row, as Generator.random(n) gives
+    u = np.random.default_rng(5).random(2)
+    np.testing.assert_allclose(aps_scores(row, rng=5),
+                               [_aps_row(r, v) for r, v in zip(row, u, strict=True)], atol=1e-15)
+    np.testing.assert_allclose(aps_scores(row, rng=np.random.default_rng(5)),
+                               aps_scores(row, rng=5), atol=0)
+
+
+def test_uniform_errors_are_complete():
+    row = np.array([[0.5, 0.5], [0.4, 0.6]])
+    _raises(lambda: aps_scores(row, u=[0.1]), r"u must have shape \(2,\), got \(1,\)\.")
+    _raises(lambda: aps_scores(row, u=[[0.1, 0.2]]), r"u must have shape \(2,\), got \(1, 2\)\.")
+    _raises(lambda: aps_scores(row, u=[0.1, np.nan]), r"u must hold values in \[0, 1\]\.")
+    _raises(lambda: aps_scores(row, u=[-1e-9, 0.5]), r"u must hold values in \[0, 1\]\.")
+    _raises(lambda: aps_scores(row, u=[0.5, 1 + 1e-9]), r"u must hold values in \[0, 1\]\.")
+    _raises(lambda: raps_scores(row, u=np.array([0.5, 2.0])), r"u must hold values in \[0, 1\]\.")
+
+
+def test_label_errors_are_complete():
+    p = np.array([[0.6, 0.4], [0.5, 0.5]])
+    enc = (r"encode class names as column positions first, e\.g\. "
+           r"np\.unique\(y, return_inverse=True\)\[1\] or np\.searchsorted\(clf\.classes_, y\)")
+    _raises(lambda: lac_scores(p, labels=["a", "b"]),
+            r"labels must hold integer label indices, got dtype <U1; " + enc + r"\.", TypeError)
+    _raises(lambda: lac_scores(p, labels=np.array([0.0, 1.0])),
+            r"labels must hold integer label indices, got dtype float64\.", TypeError)
+    _raises(lambda: lac_scores(p, labels=[0, 2]),
+            r"labels must be label indices in \[0, 1\] \(columns of proba\); " + enc + r"\.")
+    _raises(lambda: lac_scores(p, labels=[-1, 0]),
+            r"labels must be label indices in \[0, 1\] \(columns of proba\); " + enc + r"\.")
+    _raises(lambda: lac_scores(p, labels=[[0, 1]]),
+            r"labels must have shape \(2,\), got \(1, 2\)\.")
+    _raises(lambda: lac_scores(p, labels=np.array([0])),
+            r"labels must have shape \(2,\), got \(1,\)\.")
+    # the largest valid index and unsigned integers are accepted
+    np.testing.assert_array_equal(lac_scores(p, labels=np.array([1, 1], dtype=np.uint8)),
+                                  [0.6, 0.5])
+    np.testing.assert_array_equal(lac_scores(p, labels=[1, 0]), [0.6, 0.5])
+
+
+def test_parameter_errors_are_complete():
+    p = np.array([[0.6, 0.4]])
+    _raises(lambda: socop_sets(p, 0.1, [1.0, np.nan]),
+            r"threshold must be a number or an array of shape \(2,\) without NaN\.")
+    _raises(lambda: socop_sets(p, 0.1, np.nan),
+            r"threshold must be a number or an array of shape \(2,\) without NaN\.")
+    with pytest.raises(ValueError, match="lam"):
+        socop_sets(p, -1.0, 1.0)
+    with pytest.raises(ValueError, match="k0"):
+        socop_sets(p, 0.1, 1.0, k0=-1)
+    # boundaries that are allowed
+    assert socop_scores(p, 0.0, k0=0).shape == (1, 2)
+    assert raps_scores(p, lam_reg=0.0, k_reg=0, randomized=False).shape == (1, 2)
+
+
+# ------------------------------------------------------------------ SOCOP
+@pytest.mark.parametrize("k0", [0, 1, 2, 3, 4, 6])
+@pytest.mark.parametrize("lam", [0.0, 0.05, 0.4, 3.0])
+def test_socop_reference_and_kernel_match_brute_force(lam, k0):
+    rows = P if lam > 0 else P[np.all(P > 0, axis=1)]
+    expected = np.array([_socop_brute(list(r), lam, k0) for r in rows])
+    fin = np.isfinite(expected)
+    for got in (socop_scores_reference(rows, lam, k0), socop_scores(rows, lam, k0),
+                _socop(rows, lam, k0, None, np_xp)):
+        assert np.array_equal(np.isfinite(got), fin)
+        np.testing.assert_allclose(got[fin], expected[fin], rtol=1e-9, atol=1e-12)
+    y = Y[: rows.shape[0]]
+    np.testing.assert_array_equal(socop_scores(rows, lam, k0, labels=y),
+                                  socop_scores(rows, lam, k0)[np.arange(rows.shape[0]), y])
+
+
+@pytest.mark.parametrize("k0", [0, 1, 2, 5])
+def test_socop_reference_in_array_api_strict(k0):
+    lam = 0.2
+    expected = np.array([_socop_brute(list(r), lam, k0) for r in P])
+    got = socop_scores(xps.asarray(P), lam, k0)
+    assert isinstance(got, type(xps.asarray(P)))
+    got = np.asarray(got)
+    fin = np.isfinite(expected)
+    assert np.array_equal(np.isfinite(got), fin)
+    np.testing.assert_allclose(got[fin], expected[fin], rtol=1e-9, atol=1e-12)
+    got_y = np.asarray(socop_scores(xps.asarray(P), lam, k0, labels=xps.asarray(Y)))
+    np.testing.assert_array_equal(got_y, got[np.arange(N), Y])
+
+
+def test_socop_worked_example_and_exact_values():
+    # gamma = (0.5, 0.3, 0.15, 0.05), lam = 0.1: hull {P0, P1, P4}; edge slopes
+    # 0.1 / 0.5 = 0.2 and (1 + 0.4 - 0.1) / 0.5 = 2.6
+    p = np.array([[0.5, 0.3, 0.15, 0.05]])
+    for got in (socop_scores(p, 0.1), socop_scores_reference(p, 0.1)):
+        np.testing.assert_allclose(got, [[0.2, 2.6, 2.6, 2.6]], rtol=1e-12)
+    # k0 = 0: points (0, 0), (0.6, 1.5), (1, 2); slopes 2.5 then 1.25 are not
+    # convex, so the hull is the single edge of slope 2 shared by both labels
+    q = np.array([[0.6, 0.4]])
+    np.testing.assert_allclose(socop_scores_reference(q, 0.5, 0), [[2.0, 2.0]], rtol=1e-12)
+    np.testing.assert_allclose(socop_scores(q, 0.5, 0), [[2.0, 2.0]], rtol=1e-12)
+    # lam = 0.1: slopes 1.1 / 0.6 = 1.833 then 0.1 / 0.4 = 0.25: again one edge, 1.2
+    np.testing.assert_allclose(socop_scores_reference(q, 0.1, 0), [[1.2, 1.2]], rtol=1e-12)
+    # k0 = 1: (0, 0), (0.6, 0.5), (1, 2): slopes 0.833 then 3.75, both on the hull
+    np.testing.assert_allclose(socop_scores_reference(q, 0.5, 1), [[0.5 / 0.6, 3.75]],
+                               rtol=1e-12)
+    # k0 >= K: no indicator, the LAC-like slopes lam / p
+    for k0 in (2, 3):
+        np.testing.assert_allclose(socop_scores_reference(q, 0.5, k0), [[0.5 / 0.6, 0.5 / 0.4]],
+                                   rtol=1e-12)
+
+
+@pytest.mark.parametrize("k0", [0, 1, 2])
+def test_socop_sets_scalar_and_per_label_thresholds(k0):
+    lam = 0.3
+    scores = np.array([_socop_brute(list(r), lam, k0) for r in P])
+    fin = np.unique(scores[np.isfinite(scores)])
+    fin = fin[np.r_[True, np.diff(fin) > 1e-9 * fin[1:]]]  # one value per rounding cluster
+    mids = np.r_[fin[0] / 2, (fin[1:] + fin[:-1]) / 2, fin[-1] * 2]  # never on a score
+    for q in mids[:: max(1, mids.size // 8)]:
+        want = scores <= q
+        np.testing.assert_array_equal(socop_sets(P, lam, q, k0), want)
+        np.testing.assert_array_equal(socop_sets(P, lam, np.full(K, q), k0), want)
+        strict = socop_sets(xps.asarray(P), lam, float(q), k0)
+        np.testing.assert_array_equal(np.asarray(strict), want)
+    qs = mids[np.random.default_rng(k0).integers(0, mids.size, size=K)]
+    np.testing.assert_array_equal(socop_sets(P, lam, qs, k0), scores <= qs[None, :])
+    np.testing.assert_array_equal(
+        np.asarray(socop_sets(xps.asarray(P), lam, xps.asarray(qs), k0)), scores <= qs[None, :])
+    np.testing.assert_array_equal(socop_sets(P, lam, [0.0] * K, k0), scores <= 0.0)
+    # an infinite threshold keeps every label, zeros included
+    assert socop_sets(P, lam, np.inf, k0).all()
+    assert socop_sets(P, lam, [np.inf] * K, k0).all()
+    # a threshold of exactly a score keeps that label (scores <= q)
+    i, j = np.argwhere(np.isfinite(scores))[3]
+    assert socop_sets(P[i:i + 1], lam, scores[i, j], k0)[0, j]
+
+
+def test_socop_sets_with_large_k0_and_the_inner_dispatch():
+    # k0 above the one-pass limit takes the hull-scan kernel
+    k0 = _kernels.FAST_SET_MAX_K0 + 1
+    rng = np.random.default_rng(3)
+    p = rng.dirichlet(np.ones(k0 + 3), size=5)
+    scores = np.array([_socop_brute(list(r), 0.1, k0) for r in p])
+    q = float(np.median(scores))
+    q = q if not np.any(np.isclose(scores, q)) else q * (1 + 1e-6)
+    np.testing.assert_array_equal(socop_sets(p, 0.1, q, k0), scores <= q)
+    np.testing.assert_array_equal(_socop_sets(p, 0.1, 1, np.full(p.shape[1], q), np_xp),
+                                  socop_scores(p, 0.1, 1) <= q)
+    assert _socop_sets(P, 0.1, 1, np.full(K, np.inf), np_xp).all()
+
+
+# ------------------------------------------------------------------ APS / RAPS sets
+_Q_ONE = (0.05, 0.3, 0.5, 0.75, 0.9, 1.0, 1.2)
+
+
+@pytest.mark.parametrize("lam_reg, k_reg", [(0.0, 0), (0.1, 1), (0.25, 2)])
+@pytest.mark.parametrize("randomized", [False, True])
+def test_aps_sets_match_the_definition(lam_reg, k_reg, randomized):
+    rng = np.random.default_rng(int(lam_reg * 100) + k_reg)
+    u = U if randomized else None
+    per_label = [rng.uniform(0.2, 1.1, size=K) for _ in range(4)]
+    for q in [np.full(K, v) for v in _Q_ONE] + per_label:
+        want = np.array([_aps_set_row(list(r), q, None if u is None else u[i], lam_reg, k_reg)
+                         for i, r in enumerate(P)])
+        ref = _aps_sets_reference(P, u, q, lam_reg, k_reg, np_xp)
+        np.testing.assert_array_equal(ref, want)
+        np.testing.assert_array_equal(_aps_sets(P, u, q, lam_reg, k_reg, np_xp), want)
+        strict = _aps_sets(xps.asarray(P), None if u is None else xps.asarray(u),
+                           xps.asarray(q), lam_reg, k_reg, xps)
+        np.testing.assert_array_equal(np.asarray(strict), want)
+
+
+def test_deterministic_aps_set_keeps_the_crossing_label():
+    # mass 0.5, 0.8, 0.95, 1.0: q = 0.8 is reached at the second label, which is kept
+    p = np.array([[0.3, 0.5, 0.05, 0.15]])
+    for q, want in [(0.4, [False, True, False, False]), (0.5, [False, True, False, False]),
+                    (0.8, [True, True, False, False]), (0.81, [True, True, False, True]),
+                    (0.0, [False, True, False, False]), (2.0, [True, True, True, True])]:
+        np.testing.assert_array_equal(_aps_sets(p, None, np.full(4, q), 0.0, 0, np_xp)[0], want)
+        np.testing.assert_array_equal(
+            _aps_sets_reference(p, None, np.full(4, q), 0.0, 0, np_xp)[0], want)
+    # randomised with u = 1: the same score, but a label is in the set iff its score <= q
+    np.testing.assert_array_equal(
+        _aps_sets(p, np.ones(1), np.full(4, 0.8), 0.0, 0, np_xp)[0], [True, True, False, False])
+    np.testing.assert_array_equal(
+        _aps_sets(p, np.ones(1), np.full(4, 0.79), 0.0, 0, np_xp)[0], [False, True, False, False])
+    # RAPS penalty 0.5 per rank beyond 1: E = 0.5, 1.3, ... so q = 1.0 stops at rank 2
+    np.testing.assert_array_equal(
+        _aps_sets(p, None, np.full(4, 1.0), 0.5, 1, np_xp)[0], [True, True, False, False])
+    np.testing.assert_array_equal(
+        _aps_sets_reference(p, None, np.full(4, 1.0), 0.5, 1, np_xp)[0], [True, True, False, False])
