@@ -202,10 +202,10 @@ def test_uniforms_scalar_list_and_rng():
                                [_aps_row(row[0], 0.0), _aps_row(row[1], 1.0)], atol=1e-15)
     # drawn from the generator: one uniform per row, as Generator.random(n) gives
     u = np.random.default_rng(5).random(2)
-    np.testing.assert_allclose(aps_scores(row, rng=5),
+    np.testing.assert_allclose(aps_scores(row, random_state=5),
                                [_aps_row(r, v) for r, v in zip(row, u, strict=True)], atol=1e-15)
-    np.testing.assert_allclose(aps_scores(row, rng=np.random.default_rng(5)),
-                               aps_scores(row, rng=5), atol=0)
+    np.testing.assert_allclose(aps_scores(row, random_state=np.random.default_rng(5)),
+                               aps_scores(row, random_state=5), atol=0)
 
 
 def test_uniform_errors_are_complete():
