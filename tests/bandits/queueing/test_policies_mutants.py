@@ -293,8 +293,8 @@ def _ucb_by_hand(est, X, c_beta, kappa, lam, S, log_inv_delta, scale=1.0):
     d = X.shape[1]
     mu = 1.0 / (1.0 + np.exp(-(X @ est.theta_.T)))
     width = np.sqrt(np.einsum("qi,kij,qj->qk", X, est.vinv_, X))
-    beta = np.array([c_beta * kappa * (math.sqrt(2 * log_inv_delta + d * math.log(1 + n / (d * lam)))
-                                       + math.sqrt(lam) * S) for n in est.n_obs_])
+    core = [math.sqrt(2 * log_inv_delta + d * math.log(1 + n / (d * lam))) for n in est.n_obs_]
+    beta = c_beta * kappa * (np.array(core) + math.sqrt(lam) * S)
     return mu + scale * beta[None, :] * width
 
 
