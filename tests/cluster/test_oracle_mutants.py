@@ -1,0 +1,583 @@
+"""The oracle step by step against a reference written from its specification.
+
+Written against the oracle's mutation report. On graphs of ten or so vertices,
+the reference below redoes every step of the construction and of the queries
+(spec A1-A6 and the fast mode of the class Notes) from the documented seed
+scheme and the walk primitives (``median_estimates`` of the batched and prior
+modes, ``vertex_walks`` with brute-force collision counts in fast mode), and
+the oracle must give the same landmarks, Gram matrix, ``Psi``, labels,
+counters and answers.  Everything is exact or equal up to rounding.
+"""
+
+import math
+import re
+import warnings
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from scipy.sparse.csgraph import connected_components
+
+from statlearn.cluster import OracleConstructionError, SpectralClusteringOracle
+from statlearn.cluster._fast import vertex_walks
+from statlearn.cluster._graph import as_graph_access
+from statlearn.cluster._oracle import (
+    _gap_ratio,
+    _similarity_components,
+    default_walk_length_candidates,
+)
+from statlearn.cluster._params import memory_layout
+from statlearn.cluster._walks import base_words, median_estimates
+
+PHASES = ("landmarks", "walk_length", "gram", "clusters", "queries")
+
+
+def _exact(msg):
+    return "^" + re.escape(msg) + "$"
+
+
+def two_cliques(m, bridges=1):
+    """Two cliques of ``m`` vertices joined by ``bridges`` edges (vertex i to m + i)."""
+    n = 2 * m
+    A = np.zeros((n, n))
+    A[:m, :m] = A[m:, m:] = 1.0
+    np.fill_diagonal(A, 0.0)
+    for i in range(bridges):
+        A[i, m + i] = A[m + i, i] = 1.0
+    return sp.csr_array(A)
+
+
+def phase_seeds(random_state, attempt=0, n_attempts=1):
+    root = np.random.SeedSequence(random_state).spawn(n_attempts)[attempt]
+    return dict(zip(PHASES, root.spawn(len(PHASES))))
+
+
+def sample_landmarks(seeds, n, s, sc):
+    rng = np.random.default_rng(seeds["landmarks"])
+    return rng.integers(0, n, size=s), rng.integers(0, n, size=sc)
+
+
+def gap(vals, k):
+    b = vals[k] if vals.size > k else 0.0
+    if vals[k - 1] <= 0:
+        return 0.0
+    return vals[k - 1] / b if b > 0 else math.inf
+
+
+def components(adj):
+    """Labels of the components of ``adj``, numbered by their smallest vertex."""
+    _, lab = connected_components(sp.csr_array(adj), directed=False)
+    first = {}
+    for c in lab:
+        first.setdefault(c, len(first))
+    return np.array([first[c] for c in lab]), len(first)
+
+
+def psi_of(G, n, k):
+    s = G.shape[0]
+    vals, vecs = np.linalg.eigh(n / s * G)
+    vals, vecs = vals[::-1], vecs[:, ::-1]
+    W = vecs[:, :k]
+    return vals, (n / s) * (W / vals[:k] ** 2) @ W.T
+
+
+class BatchedReference:
+    """Spec A1-A6 with median-of-repeats estimates (batched or prior mode)."""
+
+    def __init__(self, A, *, k, t, s, sc, b, R, reps, theta, random_state, prior=False,
+                 cands=(), attempt=0, n_attempts=1):
+        self.g = g = as_graph_access(A)
+        n = g.n
+        self.n, self.k, self.s, self.sc, self.theta = n, k, s, sc, theta
+        self.kw = dict(reps=reps, n_batches=R // b, batch_size=b, prior=prior)
+        seeds = phase_seeds(random_state, attempt, n_attempts)
+        self.lm, self.cl = sample_landmarks(seeds, n, s, sc)
+        self.steps = 0
+        self.scores = {}
+        if cands:
+            sel = dict(self.kw, reps=min(reps, 3))
+            base = base_words(seeds["walk_length"])
+            for c in cands:
+                G = self.gram(base, c, sel)
+                self.steps += sel["reps"] * s * (s + 1) // 2 * 2 * R * c
+                self.scores[c] = gap(np.linalg.eigvalsh(n / s * G)[::-1], k)
+                if max(self.scores.values()) >= 2 and self.scores[c] < max(self.scores.values()):
+                    break
+            t = max(self.scores, key=lambda c: (self.scores[c], -c))
+        self.t = t
+        self.G = self.gram(base_words(seeds["gram"]), t, self.kw)
+        self.steps += reps * s * (s + 1) // 2 * 2 * R * t
+        self.vals, self.psi = psi_of(self.G, n, k)
+        iu, jl = np.repeat(np.arange(sc), s), np.tile(np.arange(s), sc)
+        self.alpha = self.est(self.cl[iu], self.lm[jl], np.column_stack([iu, jl]),
+                              base_words(seeds["clusters"]), t, self.kw).reshape(sc, s)
+        self.steps += reps * sc * s * 2 * R * t
+        self.per_query = reps * s * 2 * R * t
+        dots = self.alpha @ self.psi @ self.alpha.T
+        adj = np.triu(dots >= theta, 1)
+        self.labels, self.n_comp = components(adj | adj.T)
+        self.qbase = base_words(seeds["queries"])
+
+    def est(self, xs, ys, ids, base, t, kw):
+        return median_estimates(self.g, xs, ys, ids, base, t, kw["reps"], kw["n_batches"],
+                                kw["batch_size"], prior=kw["prior"])
+
+    def gram(self, base, t, kw):
+        iu, ju = np.triu_indices(self.s)
+        z = self.est(self.lm[iu], self.lm[ju], np.column_stack([iu, ju]), base, t, kw)
+        G = np.zeros((self.s, self.s))
+        G[iu, ju] = z
+        G[ju, iu] = z
+        return G
+
+    def alpha_of(self, v):
+        v = np.asarray(v)
+        xs, jl = np.repeat(v, self.s), np.tile(np.arange(self.s), v.size)
+        return self.est(xs, self.lm[jl], np.column_stack([xs, jl]), self.qbase, self.t,
+                        self.kw).reshape(v.size, self.s)
+
+    def dots(self, v):
+        return self.alpha_of(v) @ self.psi @ self.alpha.T
+
+    def predict(self, v, force=False, outlier=-1):
+        d = self.dots(v)
+        best = np.stack([d[:, self.labels == c].max(axis=1) for c in range(self.k)], axis=1)
+        lab = np.argmax(best, axis=1)
+        if not force:
+            lab[best.max(axis=1) < self.theta] = outlier
+        return lab
+
+
+def counts_of(ends, n):
+    """``(len(ends), n)`` matrix: how many walks of each row end at each vertex."""
+    C = np.zeros((ends.shape[0], n))
+    for i, row in enumerate(ends):
+        np.add.at(C[i], row, 1.0)
+    return C
+
+
+class FastReference:
+    """Fast mode (class Notes): stored landmark walks, brute-force collision counts."""
+
+    def __init__(self, A, *, k, s, sc, R, theta, random_state, ts):
+        g = self.g = as_graph_access(A)
+        n = self.n = g.n
+        self.k, self.s, self.sc, self.R, self.theta = k, s, sc, R, theta
+        seeds = phase_seeds(random_state)
+        self.lm, self.cl = sample_landmarks(seeds, n, s, sc)
+        base = base_words(seeds["gram"])
+        self.scores, best, self.steps, self.held = {}, None, 0, 0
+        for t in ts:
+            ends = vertex_walks(g, self.lm, base, 0, 2 * R, [t], tags=np.arange(s))
+            ends = ends.reshape(s, R, 2)
+            CA, CB = counts_of(ends[:, :, 0], n), counts_of(ends[:, :, 1], n)
+            G = CA @ CA.T
+            G[np.diag_indices(s)] = (CA * CB).sum(axis=1)
+            G /= R * R
+            self.steps += s * 2 * R * t
+            words = self.index_words(CA)
+            self.held = max(self.held, 2 * s * R + words + (best[4] if best else 0))
+            vals, psi = psi_of(G, n, k)
+            self.scores[t] = gap(vals, k)
+            if best is None or self.scores[t] > self.scores[best[0]]:
+                best = (t, CA, vals, psi, words)
+            elif self.scores[best[0]] >= 2:
+                break
+        self.t, self.CA, self.vals, self.psi, self.words = best
+        t = self.t
+        cend = vertex_walks(g, self.cl, base_words(seeds["clusters"]), 0, R, [t],
+                            tags=np.arange(sc))[0]
+        self.steps += sc * R * t
+        self.alpha = counts_of(cend, n) @ self.CA.T / (R * R)
+        dots = self.alpha @ self.psi @ self.alpha.T
+        adj = np.triu(dots >= theta, 1)
+        self.labels, self.n_comp = components(adj | adj.T)
+        if self.n_comp == k:
+            means = np.stack([self.alpha[self.labels == c].mean(axis=0) for c in range(k)], 1)
+            # score of one query walk ending at each vertex (0 where no landmark walk ended)
+            self.H = self.CA.T @ self.psi @ means / R
+        self.qbase = base_words(seeds["queries"])
+
+    @staticmethod
+    def index_words(CA):
+        visited = (CA > 0).any(axis=0).sum()
+        return int(2 * visited + 2 * (CA > 0).sum() + 1)
+
+    def query_means(self, v):
+        ends = vertex_walks(self.g, np.asarray(v), self.qbase, 0, self.R, [self.t])[0]
+        return self.H[ends].mean(axis=1)
+
+    def predict(self, v, force=False, outlier=-1):
+        m = self.query_means(v)
+        lab = np.argmax(m, axis=1)
+        if not force:
+            lab[m.max(axis=1) < self.theta] = outlier
+        return lab
+
+    def alpha_of(self, v):
+        ends = vertex_walks(self.g, np.asarray(v), self.qbase, 0, self.R, [self.t])[0]
+        return counts_of(ends, self.n) @ self.CA.T / (self.R * self.R)
+
+
+BATCHED = dict(walk_length=3, n_landmarks=5, n_cluster_landmarks=6, batch_size=8, n_walks=32,
+               n_repeats=3, threshold=0.05)
+
+
+def _check_batched(o, ref, A):
+    n = ref.n
+    np.testing.assert_array_equal(o.landmarks_, ref.lm)
+    np.testing.assert_array_equal(o.cluster_landmarks_, ref.cl)
+    assert o.walk_length_ == ref.t
+    np.testing.assert_allclose(o.gram_eigenvalues_, ref.vals, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(o.psi_, ref.psi, rtol=1e-9, atol=1e-9)
+    np.testing.assert_array_equal(o.landmark_labels_, ref.labels)
+    assert o.eigengap_ == pytest.approx(gap(ref.vals, 2), rel=1e-12)
+    assert o.walk_steps_fit_ == ref.steps
+    assert o.walk_steps_per_query_ == ref.per_query
+    v = np.arange(n)
+    np.testing.assert_allclose(o.embedding_dots(v), ref.dots(v), rtol=1e-9, atol=1e-12)
+    np.testing.assert_array_equal(o.predict(v), ref.predict(v))
+    np.testing.assert_array_equal(o.predict(v, force=True), ref.predict(v, force=True))
+    a = ref.alpha_of([2, 7])
+    assert o.dot(2, 7) == pytest.approx(a[0] @ ref.psi @ a[1], rel=1e-9, abs=1e-12)
+    assert o.which_cluster(7) == ref.predict([7])[0]
+
+
+def test_batched_construction_and_queries_follow_the_spec():
+    A = two_cliques(5)
+    o = SpectralClusteringOracle(2, random_state=3, **BATCHED).fit(A)
+    ref = BatchedReference(A, k=2, t=3, s=5, sc=6, b=8, R=32, reps=3, theta=0.05,
+                           random_state=3)
+    assert ref.n_comp == 2
+    _check_batched(o, ref, A)
+    assert (o.n_vertices_, o.max_degree_, o.batch_size_, o.n_walks_, o.n_batches_,
+            o.n_repeats_, o.threshold_, o.walk_buffer_words_, o.n_attempts_) == \
+        (10, 5, 8, 32, 4, 3, 0.05, 8, 1)
+    assert o.walk_length_scores_ == {}
+    with_walks, without = memory_layout(5, 6, 2, 3, 0)
+    assert o.peak_memory_words_ == max(with_walks + 8, without)
+    assert o.query_memory_words_ == 5 + 6 + 3 + 8 + 2
+    assert o.outlier_label_ == -1
+
+
+def test_prior_mode_and_the_outlier_label():
+    A = two_cliques(5)
+    kw = dict(BATCHED, batch_size=None, n_walks=24, outlier_label=7)
+    o = SpectralClusteringOracle(2, mode="prior", random_state=5, **kw).fit(A)
+    ref = BatchedReference(A, k=2, t=3, s=5, sc=6, b=24, R=24, reps=3, theta=0.05,
+                           random_state=5, prior=True)
+    assert ref.n_comp == 2
+    _check_batched(o, ref, A)
+    v = np.arange(10)
+    np.testing.assert_array_equal(o.predict(v), ref.predict(v, outlier=7))
+    assert o.walk_buffer_words_ == 48 and o.batch_size_ == o.n_walks_ == 24
+    assert o.outlier_label_ == 7
+    # raising the threshold after the fact changes nothing: the fitted one is used
+    o.set_params(threshold=10.0)
+    np.testing.assert_array_equal(o.predict(v), ref.predict(v, outlier=7))
+
+
+def test_automatic_walk_length_follows_the_eigen_gap_rule():
+    A = two_cliques(5)
+    kw = dict(BATCHED, walk_length="auto", walk_length_candidates=[6, 1, 3, 3, 2])
+    o = SpectralClusteringOracle(2, random_state=1, **kw).fit(A)
+    ref = BatchedReference(A, k=2, t=None, s=5, sc=6, b=8, R=32, reps=3, theta=0.05,
+                           random_state=1, cands=(1, 2, 3, 6))
+    assert list(o.walk_length_scores_) == list(ref.scores)
+    for c, v in ref.scores.items():
+        assert o.walk_length_scores_[c] == pytest.approx(v, rel=1e-12)
+    assert ref.n_comp == 2
+    _check_batched(o, ref, A)
+
+
+def test_retries_use_the_next_attempt_seed():
+    A = two_cliques(5)
+    # a threshold no dot product reaches: every cluster landmark is its own component
+    o = SpectralClusteringOracle(2, random_state=2, max_retries=2, **dict(BATCHED,
+                                                                          threshold=50.0))
+    with pytest.raises(OracleConstructionError, match=_exact(
+            "the similarity graph on 6 cluster landmarks has 6 connected components, "
+            "expected n_clusters=2.")):
+        o.fit(A)
+    assert o.n_attempts_ == 3
+    ref = BatchedReference(A, k=2, t=3, s=5, sc=6, b=8, R=32, reps=3, theta=50.0,
+                           random_state=2, attempt=2, n_attempts=3)
+    np.testing.assert_array_equal(o.landmarks_, ref.lm)
+    np.testing.assert_allclose(o.psi_, ref.psi, rtol=1e-9, atol=1e-9)
+    # one component (a threshold everything reaches): the hint about unbalanced clusters
+    low = SpectralClusteringOracle(2, random_state=2, **dict(BATCHED, threshold=-1.0))
+    with pytest.raises(OracleConstructionError, match=re.escape(
+            "has 1 connected components, expected n_clusters=2 (fewer than n_clusters: the "
+            "threshold may exceed 1/|C_max|; with unbalanced clusters lower balance or "
+            "threshold).")):
+        low.fit(A)
+    assert low.n_attempts_ == 1
+
+
+FAST = dict(mode="fast", walk_length=3, n_landmarks=5, n_cluster_landmarks=6, n_walks=24,
+            threshold=0.05)
+
+
+def test_fast_construction_and_queries_follow_the_spec():
+    A = two_cliques(5)
+    o = SpectralClusteringOracle(2, random_state=4, **FAST).fit(A)
+    ref = FastReference(A, k=2, s=5, sc=6, R=24, theta=0.05, random_state=4, ts=[3])
+    assert ref.n_comp == 2
+    np.testing.assert_array_equal(o.landmarks_, ref.lm)
+    np.testing.assert_array_equal(o.cluster_landmarks_, ref.cl)
+    assert o.walk_length_ == 3 and o.walk_length_scores_ == {}
+    np.testing.assert_allclose(o.gram_eigenvalues_, ref.vals, rtol=1e-12, atol=1e-12)
+    assert o.eigengap_ == pytest.approx(ref.vals[1] / ref.vals[2], rel=1e-12)
+    np.testing.assert_allclose(o.psi_, ref.psi, rtol=1e-9, atol=1e-9)
+    np.testing.assert_array_equal(o.landmark_labels_, ref.labels)
+    v = np.arange(10)
+    res = o.query(v)
+    np.testing.assert_allclose(res.scores, ref.query_means(v), rtol=1e-9, atol=1e-12)
+    np.testing.assert_array_equal(res.labels, ref.predict(v))
+    np.testing.assert_array_equal(res.n_walks, np.full(10, 24))
+    assert not res.certified.any() and res.error_rate is None
+    np.testing.assert_array_equal(o.predict(v), ref.predict(v))
+    np.testing.assert_array_equal(o.query(v, force=True).labels, ref.predict(v, force=True))
+    np.testing.assert_allclose(o.embedding_dots(v), ref.alpha_of(v) @ ref.psi @ ref.alpha.T,
+                               rtol=1e-9, atol=1e-12)
+    a = ref.alpha_of([1, 8])
+    assert o.dot(1, 8) == pytest.approx(a[0] @ ref.psi @ a[1], rel=1e-9, abs=1e-12)
+    # counters and memory
+    assert o.walk_steps_fit_ == ref.steps == 5 * 48 * 3 + 6 * 24 * 3
+    assert o.walk_steps_per_query_ == 24 * 3
+    assert o.index_words_ == ref.words + 2 * (ref.CA > 0).any(axis=0).sum()
+    assert o.walk_buffer_words_ == ref.words
+    nh = 2 * (ref.CA > 0).any(axis=0).sum()
+    assert o.peak_memory_words_ == (max(ref.held, ref.words + 6 * 24) + 2 * 25 + 30 + nh
+                                    + 3 * 11)
+    assert o.query_memory_words_ == 2 * 24 + 5 + 2
+    assert o.max_query_walks_ == 32 * 24
+    assert SpectralClusteringOracle(2, random_state=4, max_query_walks=50, **FAST) \
+        .fit(A).max_query_walks_ == 50
+    assert o.query([]).labels.shape == (0,)
+
+
+def test_fast_automatic_walk_length_keeps_the_best_candidate():
+    A = two_cliques(5)
+    kw = dict(FAST, walk_length="auto", walk_length_candidates=[1, 2, 4, 8])
+    o = SpectralClusteringOracle(2, random_state=3, **kw).fit(A)
+    ref = FastReference(A, k=2, s=5, sc=6, R=24, theta=0.05, random_state=3, ts=[1, 2, 4, 8])
+    assert list(o.walk_length_scores_) == list(ref.scores)
+    for c, v in ref.scores.items():
+        assert o.walk_length_scores_[c] == pytest.approx(v, rel=1e-12)
+    assert o.walk_length_ == ref.t == 4
+    np.testing.assert_allclose(o.psi_, ref.psi, rtol=1e-9, atol=1e-9)
+    assert o.walk_steps_fit_ == ref.steps
+    assert o.peak_memory_words_ >= ref.held
+    v = np.arange(10)
+    np.testing.assert_array_equal(o.predict(v), ref.predict(v))
+    # a search that stops at the first decrease after a ratio >= 2 (8 is never tried);
+    # this construction then fails, and its error counts the steps of the tried lengths
+    ref = FastReference(A, k=2, s=5, sc=6, R=24, theta=0.05, random_state=10, ts=[1, 2, 4, 8])
+    assert list(ref.scores) == [1, 2, 4] and ref.n_comp != 2
+    o = SpectralClusteringOracle(2, random_state=10, **kw)
+    with pytest.raises(OracleConstructionError) as info:
+        o.fit(A)
+    assert info.value.walk_steps == ref.steps
+    assert list(o.walk_length_scores_) == [1, 2, 4] and o.walk_length_ == 2
+
+
+def test_fast_construction_refusals_carry_their_diagnostic():
+    A = two_cliques(5)
+    o = SpectralClusteringOracle(2, random_state=4, **dict(FAST, threshold=50.0))
+    ref = FastReference(A, k=2, s=5, sc=6, R=24, theta=50.0, random_state=4, ts=[3])
+    with pytest.raises(OracleConstructionError) as info:
+        o.fit(A)
+    exc = info.value
+    sizes = np.bincount(ref.labels).tolist()
+    assert exc.component_sizes == sizes == [1] * 6
+    assert exc.walk_steps == ref.steps
+    np.testing.assert_allclose(exc.eigenvalues, ref.vals, rtol=1e-12, atol=1e-12)
+    diag = (f"eigenvalues of (n/s) G near k: {np.round(ref.vals[:4], 4).tolist()}, "
+            f"gap sigma_k/sigma_(k+1) = {ref.vals[1] / ref.vals[2]:.3g}")
+    assert str(exc) == (
+        f"the similarity graph on 6 cluster landmarks has 6 connected components (sizes "
+        f"{sizes}), expected n_clusters=2; {diag}; {ref.steps} walk steps spent.")
+    low = SpectralClusteringOracle(2, random_state=4, **dict(FAST, threshold=-1.0))
+    with pytest.raises(OracleConstructionError, match=re.escape(
+            "components (sizes [6]), expected n_clusters=2 (fewer than n_clusters: the "
+            "threshold may exceed 1/|C_max|; with unbalanced clusters lower balance or "
+            "threshold); eigenvalues")):
+        low.fit(A)
+
+
+def test_sequential_queries_double_until_certified():
+    A = two_cliques(5)
+    o = SpectralClusteringOracle(2, random_state=4, error_rate=0.2, max_query_walks=96,
+                                 **FAST).fit(A)
+    ref = FastReference(A, k=2, s=5, sc=6, R=24, theta=0.05, random_state=4, ts=[3])
+    res = o.query(np.arange(10))
+    assert set(res.n_walks.tolist()) <= {24, 48, 96}
+    assert res.error_rate == 0.2
+    for i in range(10):
+        n = res.n_walks[i]
+        ends = vertex_walks(ref.g, [i], ref.qbase, 0, n, [3])[0, 0]
+        m = ref.H[ends].mean(axis=0)
+        np.testing.assert_allclose(res.scores[i], m, rtol=1e-9, atol=1e-12)
+        want = int(np.argmax(m)) if m.max() >= 0.05 else -1
+        assert res.labels[i] == want
+        assert res.certified[i] or n == 96
+
+
+def test_one_cluster_and_an_edgeless_graph():
+    A = two_cliques(3)
+    o = SpectralClusteringOracle(1, walk_length=4, random_state=0).fit(A)
+    assert o.walk_length_ == 4 and o.eigengap_ == math.inf and o.n_attempts_ == 1
+    assert o.psi_.shape == (0, 0) and o.landmarks_.size == 0 and o.gram_eigenvalues_.size == 0
+    assert o.peak_memory_words_ == o.walk_steps_fit_ == o.walk_steps_per_query_ == 0
+    assert o.query_memory_words_ == 0 and o.walk_length_scores_ == {}
+    np.testing.assert_array_equal(o.predict([0, 5, 3]), [0, 0, 0])
+    assert o.predict([0, 5]).dtype == np.int64
+    assert SpectralClusteringOracle(1, random_state=0).fit(A).walk_length_ is None
+    for meth in ("embedding_dots", "dot"):
+        with pytest.raises(ValueError, match="n_clusters=1"):
+            getattr(o, meth)(*([[0]] if meth == "embedding_dots" else [0, 1]))
+    f = SpectralClusteringOracle(1, mode="fast", walk_length=2).fit(A)
+    res = f.query([1, 4])
+    np.testing.assert_array_equal(res.labels, [0, 0])
+    assert res.certified.all() and res.scores.shape == (2, 1)
+    with pytest.raises(ValueError, match=_exact(
+            "graph has no edges; with n_clusters > 1 there is nothing to cluster.")):
+        SpectralClusteringOracle(2, walk_length=2).fit(sp.csr_array((4, 4)))
+
+
+def test_landmarks_of_degree_zero_are_resampled():
+    A = two_cliques(5).toarray()
+    A = np.pad(A, ((0, 30), (0, 30)))          # 30 isolated vertices
+    A = sp.csr_array(A)
+    o = SpectralClusteringOracle(2, random_state=0, **BATCHED)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            o.fit(A)
+        except OracleConstructionError:
+            pass
+    rng = np.random.default_rng(phase_seeds(0)["landmarks"])
+    out = rng.integers(0, 40, size=5)
+    while (bad := np.flatnonzero(out >= 10)).size:
+        out[bad] = rng.integers(0, 40, size=bad.size)
+    np.testing.assert_array_equal(o.landmarks_, out)
+    assert o.landmarks_.dtype == np.int64
+    n = 10**6
+    lonely = sp.csr_array((np.ones(2), ([0, 1], [1, 0])), shape=(n, n))
+    with pytest.raises(ValueError, match=_exact(
+            "graph has (almost) only isolated vertices: could not sample landmarks of "
+            "positive degree.")):
+        SpectralClusteringOracle(2, walk_length=2, n_landmarks=3, n_cluster_landmarks=2,
+                                 n_walks=2, batch_size=2, n_repeats=1).fit(lonely)
+
+
+# ------------------------------------------------------------ helpers
+def test_helpers_by_hand():
+    assert default_walk_length_candidates(3000) == (4, 8, 16, 32, 64)
+    assert default_walk_length_candidates(2) == (4, 8, 16)
+    # 8 ln n = 32 exactly at n = e^4 (just below: 16 is the top)
+    assert default_walk_length_candidates(54) == (4, 8, 16)
+    assert default_walk_length_candidates(55) == (4, 8, 16, 32)
+    assert _gap_ratio(np.array([3.0, 1.5, 0.5]), 2) == 3.0
+    assert _gap_ratio(np.array([3.0, 1.5]), 2) == math.inf
+    assert _gap_ratio(np.array([3.0, 1.5, 0.0]), 2) == math.inf
+    assert _gap_ratio(np.array([3.0, 1.5, -1.0]), 1) == 2.0
+    assert _gap_ratio(np.array([3.0, 0.0, 0.0]), 2) == 0.0
+    assert _gap_ratio(np.array([3.0, -1.0, -2.0]), 2) == 0.0
+    alpha = np.eye(4)
+    psi = np.array([[1.0, 0.5, 0.0, 0.0], [0.5, 1.0, 0.0, 0.2], [0.0, 0.0, 1.0, 0.0],
+                    [0.0, 0.2, 0.0, 1.0]])
+    lab, n = _similarity_components(alpha, psi, 0.5)
+    assert n == 3 and lab.tolist() == [0, 0, 1, 2]
+    lab, n = _similarity_components(alpha, psi, 0.2)
+    assert n == 2 and lab.tolist() == [0, 0, 1, 0]
+    lab, n = _similarity_components(alpha[[3, 2, 1, 0]], psi, 0.2)
+    assert n == 2 and lab.tolist() == [0, 1, 0, 0]
+    lab, n = _similarity_components(alpha, psi, 0.51)
+    assert n == 4 and lab.tolist() == [0, 1, 2, 3] and lab.dtype == np.int64
+
+
+def test_validation_messages():
+    A = two_cliques(3)
+    bad = [
+        (dict(mode="quick"), ValueError,
+         "mode must be one of ['batched', 'prior', 'fast'], got 'quick'."),
+        (dict(landmark_clustering="spectral"), ValueError,
+         "landmark_clustering must be one of ['threshold', 'kmeans'], got 'spectral'."),
+        (dict(error_rate=True, mode="fast"), TypeError,
+         "error_rate must be a real in (0, 1) or None, got True."),
+        (dict(error_rate="0.1", mode="fast"), TypeError,
+         "error_rate must be a real in (0, 1) or None, got '0.1'."),
+        (dict(error_rate=0.0, mode="fast"), ValueError,
+         "error_rate must be a real in (0, 1) or None, got 0.0."),
+        (dict(error_rate=1.0, mode="fast"), ValueError,
+         "error_rate must be a real in (0, 1) or None, got 1.0."),
+        (dict(max_query_walks=1, mode="fast"), ValueError,
+         "max_query_walks must be in [2, inf], got 1."),
+        (dict(backend="gpu"), ValueError,
+         "backend must be one of ['numba', 'numpy', 'cupy'], got 'gpu'."),
+        (dict(outlier_label=True), TypeError, "outlier_label must be an integer, got True."),
+        (dict(outlier_label=1.5), TypeError, "outlier_label must be an integer, got 1.5."),
+        (dict(max_retries=-1), ValueError, "max_retries must be in [0, inf], got -1."),
+        (dict(n_jobs=0), ValueError, "n_jobs must be in [1, inf], got 0."),
+        (dict(walk_length="long"), ValueError,
+         "walk_length must be one of ['auto'], got 'long'."),
+        (dict(walk_length=0), ValueError, "walk_length must be in [1, inf], got 0."),
+        (dict(walk_length_candidates="48"), TypeError,
+         "walk_length_candidates must be a sequence of positive ints."),
+        (dict(walk_length_candidates=4), TypeError,
+         "walk_length_candidates must be a sequence of positive ints."),
+        (dict(walk_length_candidates=()), ValueError,
+         "walk_length_candidates must not be empty."),
+        (dict(walk_length_candidates=[2, 0]), ValueError,
+         "walk_length_candidates must be in [1, inf], got 0."),
+        (dict(weighted=True), ValueError,
+         "weighted=True needs mode='fast' (the batched and prior walk engines are "
+         "unweighted)."),
+    ]
+    for kwargs, exc, msg in bad:
+        with pytest.raises(exc, match=_exact(msg)):
+            SpectralClusteringOracle(2, **kwargs).fit(A)
+    # boundaries that are allowed
+    ok = SpectralClusteringOracle(2, walk_length=1, max_retries=0, n_jobs=1, error_rate=0.5,
+                                  max_query_walks=2, mode="fast", n_landmarks=3,
+                                  n_cluster_landmarks=2, n_walks=16, threshold=-1.0,
+                                  random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            ok.fit(A)
+        except OracleConstructionError:
+            pass
+    assert ok.n_attempts_ == 1
+    with pytest.warns(UserWarning, match=_exact(
+            "walk_length=10001 is very long (> 1e4 steps per walk).")):
+        with pytest.raises(ValueError, match="no edges"):
+            SpectralClusteringOracle(2, walk_length=10001).fit(sp.csr_array((3, 3)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError, match="no edges"):
+            SpectralClusteringOracle(2, walk_length=10000).fit(sp.csr_array((3, 3)))
+
+
+def test_query_and_vertex_checks():
+    A = two_cliques(5)
+    o = SpectralClusteringOracle(2, random_state=3, **BATCHED).fit(A)
+    with pytest.raises(ValueError, match=_exact("query needs mode='fast'.")):
+        o.query([0])
+    with pytest.raises(ValueError, match=_exact(
+            "vertices must be a 1-D array of vertex ids, got shape (1, 2).")):
+        o.predict([[0, 1]])
+    with pytest.raises(TypeError, match=_exact("v must be an integer vertex id, got True.")):
+        o.which_cluster(True)
+    with pytest.raises(TypeError, match=_exact("v must be an integer vertex id, got 1.0.")):
+        o.which_cluster(1.0)
+    with pytest.raises(TypeError, match=_exact("y must be an integer vertex id, got False.")):
+        o.dot(1, False)
+    with pytest.raises(TypeError, match=_exact("x must be an integer vertex id, got '1'.")):
+        o.dot("1", 2)
+    assert o.which_cluster(np.int64(7)) == o.predict([7])[0]
+    assert o.embedding_dots([]).shape == (0, 6)
+    assert o.predict([]).dtype == np.int64
+    np.testing.assert_array_equal(o.fit_predict(A), o.predict(np.arange(10)))
