@@ -405,3 +405,37 @@ def test_numpy_select_matches_the_kernel(make):
         np.testing.assert_allclose(a.theta, b.theta, rtol=1e-9, atol=1e-12)
         np.testing.assert_array_equal(a.n_obs, b.n_obs)
     assert b.queue_length.max() > 1        # the choice of job matters
+
+
+def test_kernel_path_validates_the_parameters_itself():
+    # run_policy / simulate hand _prepare's vector straight to the kernel (no estimator
+    # validates it there): max_iter = 0 must be refused, not run with no Newton step
+    env = ContextualQueueEnv(np.eye(2), 0.3)
+    for pol in (CQBOpt(max_iter=0), GreedyMLEPolicy(max_iter=-1), CQBEpsilon(max_iter=0)):
+        with pytest.raises(ValueError, match=_exact(
+                f"max_iter must be in [1, inf], got {pol.max_iter}.")):
+            run_policy(pol, env, horizon=5, random_state=0)
+
+
+def test_policies_without_an_estimator_check_the_sizes():
+    for args, msg in [((0, 1, 5), "n_servers must be in [1, inf], got 0."),
+                      ((1, 0, 5), "n_features must be in [1, inf], got 0."),
+                      ((-1, 1, 5), "n_servers must be in [1, inf], got -1.")]:
+        with pytest.raises(ValueError, match=_exact(msg)):
+            RandomPolicy().reset(*args)
+
+
+def test_unit_radius_still_adds_the_width():
+    # c_beta = kappa = lam = S = 1, T = 1 (log 1/delta = 0), no data: beta_k = 1 exactly
+    pol = CQBOpt(c_beta=1.0, kappa=1.0, norm_bound=1.0).reset(2, 2, horizon=1)
+    X = np.array([[0.1, 0.0], [0.0, 0.9], [0.3, 0.3]])
+    # theta = 0: every rate is 1/2, the widest job (largest norm) wins, lowest server
+    assert pol.select(X, 1) == (1, 0)
+
+
+def test_parameters_given_as_numeric_strings_are_read_as_floats():
+    th = [["1.5", "-0.5"], ["0", "2"]]
+    pol = OraclePolicy(th).reset(2, 2, horizon=2)
+    assert pol.select(np.array([[1.0, 0.0], [0.0, 1.0]]), 1) == (1, 1)
+    greedy = GreedyMLEPolicy(theta_init=th, freeze=True).reset(2, 2, horizon=2)
+    np.testing.assert_array_equal(greedy.estimator_.theta_, [[1.5, -0.5], [0.0, 2.0]])
