@@ -387,3 +387,46 @@ def test_deterministic_aps_set_keeps_the_crossing_label():
         _aps_sets(p, None, np.full(4, 1.0), 0.5, 1, np_xp)[0], [True, True, False, False])
     np.testing.assert_array_equal(
         _aps_sets_reference(p, None, np.full(4, 1.0), 0.5, 1, np_xp)[0], [True, True, False, False])
+
+
+# ------------------------------------------------------------------ more namespaces and inputs
+def test_array_api_labels_given_as_a_list_and_float32_rows():
+    lam = 0.1
+    expected = np.array([_socop_brute(list(r), lam, 1) for r in P])
+    # labels as a plain list with array-API probabilities
+    got = np.asarray(socop_scores(xps.asarray(P), lam, labels=Y.tolist()))
+    np.testing.assert_allclose(got, expected[np.arange(N), Y], rtol=1e-9)
+    got = np.asarray(lac_scores(xps.asarray(P), Y.tolist()))
+    np.testing.assert_array_equal(got, 1.0 - P[np.arange(N), Y])
+    # float32 rows keep their precision in an array-API namespace
+    p32 = xps.asarray(P.astype(np.float32))
+    s32 = socop_scores(p32, lam)
+    assert s32.dtype == xps.float32
+    fin = np.isfinite(expected)
+    assert np.array_equal(np.isfinite(np.asarray(s32)), fin)
+    np.testing.assert_allclose(np.asarray(s32)[fin], expected[fin], rtol=1e-5)
+
+
+def test_array_api_sets_keep_a_label_whose_score_equals_the_threshold():
+    p = np.array([[0.5, 0.3, 0.15, 0.05]])  # scores 0.2, 2.6, 2.6, 2.6 at lam = 0.1
+    for q, want in [(0.2, [True, False, False, False]), (2.6, [True, True, True, True]),
+                    (0.19, [False] * 4)]:
+        got = socop_sets(xps.asarray(p), 0.1, q)
+        np.testing.assert_array_equal(np.asarray(got)[0], want)
+        np.testing.assert_array_equal(socop_sets(p, 0.1, q)[0], want)
+
+
+def test_raps_uniforms_come_from_random_state():
+    u = np.random.default_rng(7).random(N)
+    want = np.array([_aps_row(r, v, 0.1, 1) for r, v in zip(P, u, strict=True)])
+    np.testing.assert_allclose(raps_scores(P, lam_reg=0.1, random_state=7), want, atol=1e-14)
+    np.testing.assert_allclose(raps_scores(P, Y, lam_reg=0.1, random_state=7),
+                               want[np.arange(N), Y], atol=1e-14)
+
+
+def test_threshold_that_is_not_a_number_is_a_value_error():
+    with pytest.raises(ValueError, match="could not convert string to float"):
+        socop_sets(np.array([[0.6, 0.4]]), 0.1, "abc")
+    # integer thresholds are numbers like any other
+    np.testing.assert_array_equal(socop_sets(np.array([[0.6, 0.4]]), 0.1, 1),
+                                  socop_scores(np.array([[0.6, 0.4]]), 0.1) <= 1.0)
