@@ -35,6 +35,20 @@ def _rowdot(X, theta):
     return (X[:, None, :] * theta[None, :, :]).sum(axis=-1)
 
 
+def refit_warning_message(k, max_iter, step, tol, count=1):
+    """The ``ConvergenceWarning`` text of Newton refits that stopped short.
+
+    One wording for both engines: the Python estimator warns at each such
+    refit (``count=1``), the compiled loop once per server after the run,
+    with the number of refits and the last step of the latest one.
+    """
+    what = "the Newton refit" if count == 1 else f"{count} Newton refits"
+    return (f"LogisticUCBEstimator: {what} of server {k} stopped after "
+            f"max_iter={max_iter} iterations with a last step of {step:.3g} "
+            f">= tol={tol:g}; the estimate is not the regularised MLE (increase "
+            "max_iter).")
+
+
 class LogisticUCBEstimator(ParamsMixin):
     """One ridge-regularised logistic regression per server, updated online.
 
@@ -77,6 +91,9 @@ class LogisticUCBEstimator(ParamsMixin):
         Inverse Hessians used by the online Newton steps.
     n_obs_ : ndarray of shape (n_servers,)
         Observations per server.
+    n_unconverged_ : ndarray of shape (n_servers,)
+        Exact refits per server that stopped at ``max_iter`` without reaching
+        ``tol`` (each one is reported by a ``ConvergenceWarning``).
 
     Notes
     -----
@@ -148,6 +165,7 @@ class LogisticUCBEstimator(ParamsMixin):
         self.hinv_ = self.vinv_.copy()
         self.n_obs_ = np.zeros(K, dtype=np.int64)
         self.n_refit_ = np.zeros(K, dtype=np.int64)
+        self.n_unconverged_ = np.zeros(K, dtype=np.int64)
         self._X = [[] for _ in range(K)]
         self._y = [[] for _ in range(K)]
         return self
@@ -220,11 +238,9 @@ class LogisticUCBEstimator(ParamsMixin):
                 converged = True
                 break
         if not converged:
-            warnings.warn(
-                f"LogisticUCBEstimator: the Newton refit of server {k} stopped after "
-                f"max_iter={self._max_iter} iterations with a last step of {step_size:.3g} "
-                f">= tol={self._tol:g}; the estimate is not the regularised MLE (increase "
-                "max_iter).", ConvergenceWarning, stacklevel=3)
+            self.n_unconverged_[k] += 1
+            warnings.warn(refit_warning_message(k, self._max_iter, step_size, self._tol),
+                          ConvergenceWarning, stacklevel=3)
         return it
 
     def mean(self, X):

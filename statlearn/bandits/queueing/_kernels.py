@@ -106,7 +106,9 @@ def newton_refit(X, y, n, theta, hinv, lam, max_iter, tol):
     ``z_i = x_i^T theta``, starting from ``theta``. Stops when the largest
     absolute Newton step is below ``tol`` or after ``max_iter`` steps. On
     exit ``hinv`` holds the inverse Hessian of the last iteration (before its
-    step). Returns the number of iterations.
+    step). Returns ``(iterations, last_step)``, ``last_step`` being the
+    largest absolute component of the last Newton step: the refit converged
+    when ``last_step < tol``.
     """
     d = theta.shape[0]
     it = 0
@@ -139,7 +141,7 @@ def newton_refit(X, y, n, theta, hinv, lam, max_iter, tol):
         hinv[:, :] = hi
         if big < tol:
             break
-    return it
+    return it, big
 
 
 @jit
@@ -151,6 +153,10 @@ def estimator_update(k, x, y, theta, vinv, hinv, n_obs, n_refit, Xs, ys, lam, gr
     the MLE exactly (Newton, when ``n >= (1 + growth) * n_refit``) or takes one
     online Newton step ``theta += H^{-1} x (y - mu(x^T theta))`` with the
     inverse Hessian updated by Sherman-Morrison at weight ``mu'(x^T theta)``.
+
+    Returns the last Newton step of a refit that stopped at ``max_iter``
+    without reaching ``tol`` (at least ``tol``, or NaN), else ``0.0`` (no
+    refit, or a converged one).
     """
     d = x.shape[0]
     n = n_obs[k]
@@ -161,8 +167,9 @@ def estimator_update(k, x, y, theta, vinv, hinv, n_obs, n_refit, Xs, ys, lam, gr
     n_obs[k] = n
     sherman_morrison(vinv[k], x, 1.0)
     if n >= (1.0 + growth) * n_refit[k]:
-        newton_refit(Xs[k], ys[k], n, theta[k], hinv[k], lam, max_iter, tol)
+        _, step = newton_refit(Xs[k], ys[k], n, theta[k], hinv[k], lam, max_iter, tol)
         n_refit[k] = n
+        return 0.0 if step < tol else step  # a NaN step counts as not converged
     else:
         z = 0.0
         for a in range(d):
@@ -175,6 +182,7 @@ def estimator_update(k, x, y, theta, vinv, hinv, n_obs, n_refit, Xs, ys, lam, gr
             for b in range(d):
                 s += hinv[k, a, b] * x[b]
             theta[k, a] += s * r
+    return 0.0
 
 
 @jit
@@ -198,7 +206,7 @@ def _ucb_score(x, k, theta, vinv, beta):
 @jit
 def run_queue_kernel(code, params, arrivals, features, service_u, policy_u, thetas_true,
                      theta, vinv, hinv, n_obs, n_refit, Xs, ys,
-                     q_path, jobs, servers, departed):
+                     q_path, jobs, servers, departed, unconverged, last_step):
     """Run one policy for ``T = len(arrivals)`` rounds on pre-drawn randomness.
 
     Round ``t`` (0-based): if the queue is non-empty the policy picks a
@@ -210,8 +218,11 @@ def run_queue_kernel(code, params, arrivals, features, service_u, policy_u, thet
 
     Writes ``q_path[t + 1]`` (queue length after ``t + 1`` rounds, with
     ``q_path[0] = 0``), ``jobs[t]``, ``servers[t]`` (``-1`` when idle) and
-    ``departed[t]``, and updates the estimator arrays in place. Returns the
-    number of exploration rounds (CQB-eps), else 0.
+    ``departed[t]``, and updates the estimator arrays in place. Counts in
+    ``unconverged[k]`` the exact refits of server ``k`` that stopped at
+    ``max_iter`` without reaching ``tol``, with the last step of the latest
+    one in ``last_step[k]``. Returns the number of exploration rounds
+    (CQB-eps), else 0.
     """
     T = arrivals.shape[0]
     K = thetas_true.shape[0]
@@ -288,8 +299,11 @@ def run_queue_kernel(code, params, arrivals, features, service_u, policy_u, thet
                 z += xbuf[a] * thetas_true[k, a]
             dep = service_u[t] <= sigmoid(z)
             if learns and not freeze:
-                estimator_update(k, xbuf, 1.0 if dep else 0.0, theta, vinv, hinv, n_obs,
-                                 n_refit, Xs, ys, lam, growth, max_iter, tol)
+                step = estimator_update(k, xbuf, 1.0 if dep else 0.0, theta, vinv, hinv,
+                                        n_obs, n_refit, Xs, ys, lam, growth, max_iter, tol)
+                if step != 0.0:
+                    unconverged[k] += 1
+                    last_step[k] = step
             if dep:
                 for j in range(job, qlen - 1):
                     for a in range(d):

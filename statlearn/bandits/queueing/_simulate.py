@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from sklearn.exceptions import ConvergenceWarning
 
 from statlearn.simulation import run_study
 from statlearn.utils import (
@@ -24,6 +25,7 @@ from statlearn.utils._results import compact_repr
 from .._protocol import check_policy
 from . import _kernels as _k
 from ._env import ContextualQueueEnv, QueueRandomness
+from ._estimator import refit_warning_message
 from ._policies import OraclePolicy, _QueuePolicy, draw_policy_uniforms
 
 __all__ = ["QueueRun", "QueueSimulationResult", "run_policy", "simulate"]
@@ -51,6 +53,10 @@ class QueueRun:
         Observations per server of a learning policy.
     n_explore : int
         Exploration rounds (CQB-eps), else 0.
+    n_unconverged : int
+        Exact Newton refits of the estimator that stopped at ``max_iter``
+        without reaching ``tol`` (each server's are reported by a
+        ``ConvergenceWarning``), else 0.
 
     Examples
     --------
@@ -68,6 +74,7 @@ class QueueRun:
     theta: np.ndarray | None = None
     n_obs: np.ndarray | None = None
     n_explore: int = 0
+    n_unconverged: int = 0
 
     __repr__ = compact_repr
 
@@ -89,7 +96,7 @@ def _check_policy_env(policy, env, engine):
     return engine
 
 
-def _run_numba(policy, thetas, rand, policy_u, prepared=None):
+def _run_numba(policy, thetas, rand, policy_u, prepared=None, warn=True):
     K, d = thetas.shape
     T = rand.horizon
     code, params, theta0 = prepared or policy._prepare(K, d, T)
@@ -106,13 +113,22 @@ def _run_numba(policy, thetas, rand, policy_u, prepared=None):
     jobs = np.zeros(T, dtype=np.int64)
     servers = np.zeros(T, dtype=np.int64)
     departed = np.zeros(T, dtype=np.bool_)
+    unconverged = np.zeros(K, dtype=np.int64)
+    last_step = np.zeros(K)
     n_explore = _k.run_queue_kernel(
         int(code), params, rand.arrivals, np.ascontiguousarray(rand.features, dtype=float),
         rand.service_u, policy_u, np.ascontiguousarray(thetas), theta, vinv, hinv, n_obs,
-        n_refit, Xs, ys, q_path, jobs, servers, departed)
+        n_refit, Xs, ys, q_path, jobs, servers, departed, unconverged, last_step)
+    if warn:
+        # the Python estimator warns at each refit that stops short; the compiled loop
+        # cannot, so it reports them per server once the run is over, in the same words
+        for k in np.flatnonzero(unconverged):
+            warnings.warn(refit_warning_message(int(k), int(params[8]), float(last_step[k]),
+                                                float(params[9]), int(unconverged[k])),
+                          ConvergenceWarning, stacklevel=3)
     learns = policy._learns
     return QueueRun(q_path, jobs, servers, departed, theta if learns else None,
-                    n_obs if learns else None, int(n_explore))
+                    n_obs if learns else None, int(n_explore), int(unconverged.sum()))
 
 
 def _run_python(policy, env, rand, policy_rng):
@@ -137,7 +153,8 @@ def _run_python(policy, env, rand, policy_rng):
     return QueueRun(q_path, jobs, servers, departed,
                     None if est is None else est.theta_.copy(),
                     None if est is None else est.n_obs_.copy(),
-                    int(getattr(policy, "n_explore_", 0)))
+                    int(getattr(policy, "n_explore_", 0)),
+                    0 if est is None else int(est.n_unconverged_.sum()))
 
 
 def run_policy(policy, env, horizon=None, *, randomness=None, random_state=None,
@@ -172,6 +189,14 @@ def run_policy(policy, env, horizon=None, *, randomness=None, random_state=None,
     Returns
     -------
     QueueRun
+
+    Warns
+    -----
+    ConvergenceWarning
+        When an exact Newton refit of the estimator stops at ``max_iter``
+        without reaching ``tol``: at each such refit on the Python engine,
+        once per server after the run on the compiled engine (with their
+        number and the last step of the latest one).
 
     Examples
     --------
@@ -238,12 +263,13 @@ def _replication(setting, rng):
     else:
         # the same streams as run_policy(..., random_state=pol_rng), without re-validation
         policy_u = draw_policy_uniforms(pol_rng.spawn(2)[1], T)
-        run = _run_numba(policy, thetas, rand, policy_u, setting["prepared"])
+        run = _run_numba(policy, thetas, rand, policy_u, setting["prepared"], warn=False)
     orand = rand if setting["crn"] else env._draw(thetas, T, alt_rng)
     oracle = OraclePolicy(thetas)
     orun = _run_numba(oracle, thetas, orand, np.zeros((T, 2)),
                       (_k.ORACLE, np.zeros(_k.N_PARAMS), None))
-    out = {"acceptance_rate": rand.acceptance_rate, "n_explore": run.n_explore}
+    out = {"acceptance_rate": rand.acceptance_rate, "n_explore": run.n_explore,
+           "n_unconverged": run.n_unconverged}
     q, o = run.queue_length[ck], orun.queue_length[ck]
     for i, t in enumerate(ck):
         out[f"q{t}"] = int(q[i])
@@ -309,6 +335,10 @@ def simulate(policy, env, horizon, n_reps=100, *, common_random_numbers=True, ch
     -----
     UnstableQueueWarning
         When the arrival rate is not below any context's best service rate.
+    ConvergenceWarning
+        When exact Newton refits of a built-in learning policy stopped at
+        ``max_iter`` without reaching ``tol`` (once, with their number, on
+        either engine).
 
     Examples
     --------
@@ -343,6 +373,14 @@ def simulate(policy, env, horizon, n_reps=100, *, common_random_numbers=True, ch
                     n_jobs=n_jobs, backend=backend, progress=progress, store=store,
                     name=f"queueing-{type(policy).__name__}")
     table = res.table.sort_values("rep")
+    if prepared is not None and "n_unconverged" in table and table["n_unconverged"].sum() > 0:
+        short = table["n_unconverged"].to_numpy(dtype=np.int64)
+        warnings.warn(
+            f"LogisticUCBEstimator: {int(short.sum())} Newton refits in "
+            f"{int((short > 0).sum())} of the {n_reps} runs stopped after "
+            f"max_iter={int(prepared[1][8])} iterations without reaching "
+            f"tol={float(prepared[1][9]):g}; the estimates are not the regularised MLE "
+            "(increase max_iter).", ConvergenceWarning, stacklevel=2)
     q = table[[f"q{t}" for t in ck]].to_numpy(dtype=np.int64)
     o = table[[f"o{t}" for t in ck]].to_numpy(dtype=np.int64)
     return QueueSimulationResult(

@@ -87,3 +87,61 @@ def test_simulate_is_reproducible_and_equals_its_runs():
     rand = env.sample_randomness(1500, random_state=env_rng)
     run = run_policy(CQBOpt(), env, randomness=rand, random_state=pol_rng)
     assert a.queue_length[1, -1] == run.queue_length[-1]
+
+
+# ------------------------------------------------- unconverged refits on both engines
+def _convergence_messages(fn):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out = fn()
+    return out, [str(w.message) for w in caught if w.category is ConvergenceWarning]
+
+
+def test_both_engines_report_refits_that_stop_at_max_iter():
+    """max_iter=1 with a refit at every observation cannot reach tol=1e-8: the Python
+    engine warns at each refit; the compiled engine must warn too, once per server, with
+    the number of refits and the last step the Python engine reported for that server.
+    With the default max_iter neither engine warns."""
+    import re
+
+    from statlearn.bandits.queueing import CQBOpt, make_queueing_instance, run_policy, simulate
+
+    env = make_queueing_instance(n_servers=2, n_features=3, random_state=0)
+    rand = env.sample_randomness(300, random_state=1)
+
+    def run(engine, **kw):
+        return _convergence_messages(lambda: run_policy(
+            CQBOpt(**kw), env, randomness=rand, random_state=2, engine=engine))
+
+    slow, py_msgs = run("python", max_iter=1, refit_growth=0.0)
+    fast, nb_msgs = run("numba", max_iter=1, refit_growth=0.0)
+    np.testing.assert_array_equal(fast.queue_length, slow.queue_length)
+    assert slow.n_unconverged == fast.n_unconverged == len(py_msgs) > 0
+    assert len(nb_msgs) == len(np.unique(slow.servers[slow.servers >= 0]))
+    pattern = re.compile(r"LogisticUCBEstimator: (the Newton refit|(\d+) Newton refits) of "
+                         r"server (\d+) stopped after max_iter=1 iterations with a last step "
+                         r"of (\S+) >= tol=1e-08; the estimate is not the regularised MLE "
+                         r"\(increase max_iter\)\.")
+    py = [pattern.fullmatch(m) for m in py_msgs]
+    assert all(m is not None and m.group(1) == "the Newton refit" for m in py)
+    for m in map(pattern.fullmatch, nb_msgs):
+        assert m is not None
+        k = m.group(3)
+        mine = [p for p in py if p.group(3) == k]
+        assert int(m.group(2)) == len(mine)
+        assert m.group(4) == mine[-1].group(4)  # the last step of the latest refit
+    for engine in ("python", "numba"):
+        ok, msgs = run(engine)
+        assert msgs == [] and ok.n_unconverged == 0
+    # simulate (workers do not warn) reports them once on the driver, on either engine
+    counts = []
+    for engine in ("python", "numba"):
+        _, msgs = _convergence_messages(lambda e=engine: simulate(
+            CQBOpt(max_iter=1, refit_growth=0.0), env, horizon=150, n_reps=2,
+            random_state=3, engine=e))
+        assert len(msgs) == 1 and "of the 2 runs stopped after max_iter=1" in msgs[0]
+        counts.append(msgs[0])
+    assert counts[0] == counts[1]
+    _, msgs = _convergence_messages(lambda: simulate(CQBOpt(), env, horizon=150, n_reps=2,
+                                                     random_state=3))
+    assert msgs == []

@@ -1,12 +1,14 @@
 """The Numba kernels against their NumPy references."""
 
 import math
+import warnings
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
+from sklearn.exceptions import ConvergenceWarning
 
 from statlearn.bandits.queueing import (
     ContextualQueueEnv,
@@ -20,7 +22,11 @@ from statlearn.bandits.queueing import (
     run_policy,
 )
 from statlearn.bandits.queueing import _kernels as K
-from statlearn.bandits.queueing._estimator import confidence_radius_np, sigmoid_np
+from statlearn.bandits.queueing._estimator import (
+    confidence_radius_np,
+    refit_warning_message,
+    sigmoid_np,
+)
 
 pytestmark = pytest.mark.numba
 
@@ -89,8 +95,8 @@ def test_newton_refit_reaches_the_regularised_mle():
     X, y = _stream(1, n, d, np.array([2.0, -1.0, 0.0]))
     theta = np.zeros(d)
     hinv = np.eye(d)
-    it = K.newton_refit(X, y, n, theta, hinv, 1.0, 20, 1e-10)
-    assert it < 20
+    it, step = K.newton_refit(X, y, n, theta, hinv, 1.0, 20, 1e-10)
+    assert it < 20 and step < 1e-10
     mu = 1 / (1 + np.exp(-X @ theta))
     grad = X.T @ (mu - y) + theta
     assert np.max(np.abs(grad)) < 1e-8
@@ -99,6 +105,33 @@ def test_newton_refit_reaches_the_regularised_mle():
 
     sk = LogisticRegression(C=1.0, fit_intercept=False, tol=1e-12, max_iter=1000).fit(X, y)
     np.testing.assert_allclose(theta, sk.coef_[0], atol=1e-5)
+
+
+def test_estimator_update_reports_refits_that_stop_short_like_the_reference():
+    """max_iter=1 and a refit at every observation: each refit stops short. The kernel
+    returns the last step of every such refit, the reference warns with the same step
+    and counts them; with the default max_iter neither reports anything."""
+    d, n = 2, 12
+    X, y = _stream(3, n, d, np.array([1.0, -1.0]))
+    for max_iter, short in ((1, True), (20, False)):
+        ref = LogisticUCBEstimator(refit_growth=0.0, max_iter=max_iter).initialize(1, d)
+        theta, vinv = np.zeros((1, d)), np.eye(d)[None].copy()
+        hinv, n_obs, n_refit = vinv.copy(), np.zeros(1, np.int64), np.zeros(1, np.int64)
+        Xs, ys = np.zeros((1, n, d)), np.zeros((1, n))
+        steps = []
+        for i in range(n):
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                ref.update(X[i], 0, y[i])
+            steps.append(K.estimator_update(0, X[i], y[i], theta, vinv, hinv, n_obs, n_refit,
+                                            Xs, ys, 1.0, 0.0, max_iter, 1e-8))
+            msgs = [str(w.message) for w in caught if w.category is ConvergenceWarning]
+            if short:
+                assert steps[-1] >= 1e-8
+                assert msgs == [refit_warning_message(0, 1, steps[-1], 1e-8)]
+            else:
+                assert steps[-1] == 0.0 and msgs == []
+        assert ref.n_unconverged_[0] == (n if short else 0)
 
 
 def _small_instance(data):
