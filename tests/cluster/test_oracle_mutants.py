@@ -19,7 +19,7 @@ import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
 from statlearn.cluster import OracleConstructionError, SpectralClusteringOracle
-from statlearn.cluster._fast import vertex_walks
+from statlearn.cluster._fast import certify_moments, vertex_walks
 from statlearn.cluster._graph import as_graph_access
 from statlearn.cluster._oracle import (
     _gap_ratio,
@@ -368,7 +368,9 @@ def test_fast_automatic_walk_length_keeps_the_best_candidate():
     assert o.walk_length_ == ref.t == 4
     np.testing.assert_allclose(o.psi_, ref.psi, rtol=1e-9, atol=1e-9)
     assert o.walk_steps_fit_ == ref.steps
-    assert o.peak_memory_words_ >= ref.held
+    nh = 2 * (ref.CA > 0).any(axis=0).sum()
+    assert ref.held > ref.words + 6 * 24
+    assert o.peak_memory_words_ == ref.held + 2 * 25 + 30 + nh + 3 * 11
     v = np.arange(10)
     np.testing.assert_array_equal(o.predict(v), ref.predict(v))
     # a search that stops at the first decrease after a ratio >= 2 (8 is never tried);
@@ -406,22 +408,50 @@ def test_fast_construction_refusals_carry_their_diagnostic():
         low.fit(A)
 
 
-def test_sequential_queries_double_until_certified():
+def _sequential_reference(ref, v, delta, cap, thr, outlier=-1):
+    """Doubling rounds with the empirical Bernstein test, one vertex at a time."""
+    H, k = ref.H, ref.k
+    rng_ = np.zeros((k, k))
+    for a in range(k):
+        for b in range(k):
+            col = H[:, a] - H[:, b] if a != b else H[:, a]
+            rng_[a, b] = max(col.max(), 0.0) - min(col.min(), 0.0)
+    out = []
+    for x in v:
+        used, r = ref.R, 1
+        z = H[vertex_walks(ref.g, [x], ref.qbase, 0, used, [ref.t])[0, 0]]
+        s1, s2 = z.sum(axis=0), z.T @ z
+        while True:
+            best, ok, above, m = certify_moments(used, s1, s2, delta, rng_, thr, r)
+            if ok or used >= cap:
+                break
+            extra = min(used, cap - used)
+            z = H[vertex_walks(ref.g, [x], ref.qbase, used, extra, [ref.t])[0, 0]]
+            s1, s2 = s1 + z.sum(axis=0), s2 + z.T @ z
+            used += extra
+            r += 1
+        out.append((best if (above or thr is None) else outlier, ok, used, m))
+    return out
+
+
+@pytest.mark.parametrize("force", [False, True])
+def test_sequential_queries_double_until_certified(force):
     A = two_cliques(5)
-    o = SpectralClusteringOracle(2, random_state=4, error_rate=0.2, max_query_walks=96,
-                                 **FAST).fit(A)
+    o = SpectralClusteringOracle(2, random_state=4, error_rate=0.2, max_query_walks=200,
+                                 **dict(FAST, outlier_label=-3)).fit(A)
     ref = FastReference(A, k=2, s=5, sc=6, R=24, theta=0.05, random_state=4, ts=[3])
-    res = o.query(np.arange(10))
-    assert set(res.n_walks.tolist()) <= {24, 48, 96}
+    v = np.arange(10)
+    res = o.query(v, force=force)
+    want = _sequential_reference(ref, v, 0.2, 200, None if force else 0.05, outlier=-3)
+    np.testing.assert_array_equal(res.labels, [w[0] for w in want])
+    np.testing.assert_array_equal(res.certified, [w[1] for w in want])
+    np.testing.assert_array_equal(res.n_walks, [w[2] for w in want])
+    np.testing.assert_allclose(res.scores, [w[3] for w in want], rtol=1e-9, atol=1e-12)
+    assert res.labels.dtype == np.int64 and res.certified.dtype == bool
     assert res.error_rate == 0.2
-    for i in range(10):
-        n = res.n_walks[i]
-        ends = vertex_walks(ref.g, [i], ref.qbase, 0, n, [3])[0, 0]
-        m = ref.H[ends].mean(axis=0)
-        np.testing.assert_allclose(res.scores[i], m, rtol=1e-9, atol=1e-12)
-        want = int(np.argmax(m)) if m.max() >= 0.05 else -1
-        assert res.labels[i] == want
-        assert res.certified[i] or n == 96
+    # several rounds were needed, some vertices reached the cap (200 = 24 + 24 + 48 + 96 + 8)
+    assert len(set(res.n_walks.tolist())) > 1
+    np.testing.assert_array_equal(o.predict(v, force=force), res.labels)
 
 
 def test_one_cluster_and_an_edgeless_graph():
@@ -581,3 +611,111 @@ def test_query_and_vertex_checks():
     assert o.embedding_dots([]).shape == (0, 6)
     assert o.predict([]).dtype == np.int64
     np.testing.assert_array_equal(o.fit_predict(A), o.predict(np.arange(10)))
+
+
+K8 = sp.csr_array(np.ones((8, 8)) - np.eye(8))
+SMALL = dict(walk_length=2, n_landmarks=5, n_cluster_landmarks=4, batch_size=8, n_walks=32,
+             n_repeats=3, threshold=-1.0)
+
+
+def test_eigenvalue_refusals_and_their_counters():
+    # no cluster structure: the 4-th eigenvalue of (n/s) G is negative (estimation noise)
+    ref = BatchedReference(K8, k=4, t=2, s=5, sc=4, b=8, R=32, reps=3, theta=-1.0,
+                           random_state=4)
+    assert ref.vals[0] > 0 and ref.vals[3] <= 0 < ref.vals[2]
+    o = SpectralClusteringOracle(4, random_state=4, **SMALL)
+    with pytest.raises(OracleConstructionError, match=_exact(
+            f"the 4-th eigenvalue of the landmark Gram matrix is not positive (eigenvalues "
+            f"{np.round(ref.vals[:5], 6).tolist()}): n_clusters too large or the walks of "
+            f"length 2 do not separate clusters.")):
+        o.fit(K8)
+    np.testing.assert_allclose(o.gram_eigenvalues_, ref.vals, rtol=1e-12, atol=1e-12)
+    assert o.walk_steps_per_query_ == 3 * 5 * 64 * 2
+    fr = FastReference(K8, k=4, s=5, sc=4, R=24, theta=-1.0, random_state=0, ts=[2])
+    assert fr.vals[0] > 0 and fr.vals[3] <= 0 < fr.vals[2]
+    f = SpectralClusteringOracle(4, random_state=0, mode="fast", walk_length=2, n_landmarks=5,
+                                 n_cluster_landmarks=4, n_walks=24, threshold=-1.0)
+    with pytest.raises(OracleConstructionError) as info:
+        f.fit(K8)
+    diag = (f"eigenvalues of (n/s) G near k: {np.round(fr.vals[:6], 4).tolist()}, "
+            f"gap sigma_k/sigma_(k+1) = 0")
+    assert str(info.value) == (
+        f"the 4-th eigenvalue of the landmark Gram matrix is not positive at walk length 2: "
+        f"no cluster structure at n_clusters=4 ({diag}; 480 walk steps spent).")
+    assert info.value.walk_steps == 480 and info.value.component_sizes is None
+    np.testing.assert_allclose(info.value.eigenvalues, fr.vals, rtol=1e-12, atol=1e-12)
+    assert f.walk_steps_per_query_ == 48 and f.eigengap_ == 0.0
+
+
+def test_top_eigenvalue_below_one_is_not_refused_and_small_gaps_warn():
+    # K8 at k = 2: sigma_1 < 1 but sigma_2 > 0, and sigma_2 / sigma_3 < 2
+    ref = BatchedReference(K8, k=2, t=2, s=5, sc=4, b=8, R=32, reps=3, theta=-1.0,
+                           random_state=13)
+    assert 0 < ref.vals[0] < 1 and gap(ref.vals, 2) < 2
+    msg = (f"small eigen-gap sigma_k/sigma_(k+1) = {gap(ref.vals, 2):.3g} < 2 in the landmark "
+           f"Gram matrix: Psi is ill-conditioned; check n_clusters and walk_length.")
+    o = SpectralClusteringOracle(2, random_state=13, **SMALL)
+    with pytest.warns(UserWarning, match=_exact(msg)):
+        with pytest.raises(OracleConstructionError, match="has 1 connected components"):
+            o.fit(K8)
+    fr = FastReference(K8, k=2, s=5, sc=4, R=24, theta=-1.0, random_state=5, ts=[2])
+    assert 0 < fr.vals[0] < 1 and gap(fr.vals, 2) < 2
+    msg = (f"small eigen-gap sigma_k/sigma_(k+1) = {gap(fr.vals, 2):.3g} < 2 in the landmark "
+           f"Gram matrix: Psi is ill-conditioned; check n_clusters and walk_length.")
+    f = SpectralClusteringOracle(2, random_state=5, mode="fast", walk_length=2, n_landmarks=5,
+                                 n_cluster_landmarks=4, n_walks=24, threshold=-1.0)
+    with pytest.warns(UserWarning, match=_exact(msg)):
+        with pytest.raises(OracleConstructionError, match=re.escape("(sizes [4])")):
+            f.fit(K8)
+
+
+def test_walk_length_search_keeps_the_best_not_the_last():
+    A = two_cliques(5)
+    kw = dict(BATCHED, walk_length="auto", walk_length_candidates=[1, 2, 3, 6])
+    for seed, scores, t in ((2, [1, 2, 3, 6], 3), (7, [1, 2, 3], 2)):
+        ref = BatchedReference(A, k=2, t=None, s=5, sc=6, b=8, R=32, reps=3, theta=0.05,
+                               random_state=seed, cands=(1, 2, 3, 6))
+        assert list(ref.scores) == scores and ref.t == t and ref.n_comp == 2
+        o = SpectralClusteringOracle(2, random_state=seed, **kw).fit(A)
+        assert o.walk_length_ == t and list(o.walk_length_scores_) == scores
+        _check_batched(o, ref, A)
+        with_walks, without = memory_layout(5, 6, 2, 3, 4)
+        assert o.peak_memory_words_ == max(with_walks + 8, without)
+
+
+def test_kmeans_landmark_clustering_follows_the_spec():
+    from sklearn.cluster import KMeans
+
+    A = two_cliques(5)
+    o = SpectralClusteringOracle(2, random_state=3, landmark_clustering="kmeans",
+                                 **BATCHED).fit(A)
+    ref = BatchedReference(A, k=2, t=3, s=5, sc=6, b=8, R=32, reps=3, theta=0.05,
+                           random_state=3)
+    w, V = np.linalg.eigh(ref.psi)
+    top = np.argsort(w)[::-1][:2]
+    emb = ref.alpha @ (V[:, top] * np.sqrt(np.maximum(w[top], 0.0)))
+    norms = np.linalg.norm(emb, axis=1, keepdims=True)
+    assert norms.max() < 1      # rows are rescaled to unit length, whatever their norm
+    emb = emb / norms
+    rs = int(phase_seeds(3)["clusters"].generate_state(1)[0])
+    raw = KMeans(2, n_init=10, random_state=rs).fit_predict(emb)
+    first = list(dict.fromkeys(raw.tolist()))
+    labels = np.array([first.index(c) for c in raw])
+    np.testing.assert_array_equal(o.landmark_labels_, labels)
+    assert o.landmark_labels_.dtype == np.int64 and labels[0] == 0
+    ref.labels = labels
+    v = np.arange(10)
+    np.testing.assert_array_equal(o.predict(v), ref.predict(v))
+
+
+def test_weighted_walks_in_fast_mode_and_result_dtypes():
+    A = two_cliques(5).astype(float) * 2.0
+    o = SpectralClusteringOracle(2, weighted=True, random_state=4, **FAST).fit(A)
+    assert o.predict([0, 9]).tolist() in ([0, 1], [1, 0])
+    f = SpectralClusteringOracle(2, random_state=4, **FAST).fit(two_cliques(5))
+    res = f.query(np.arange(10))
+    assert res.labels.dtype == np.int64 and res.certified.dtype == bool
+    empty = SpectralClusteringOracle(2, random_state=4, error_rate=0.1, **FAST) \
+        .fit(two_cliques(5)).query([])
+    assert empty.labels.dtype == empty.n_walks.dtype == np.int64
+    assert empty.scores.shape == (0, 2) and empty.certified.dtype == bool
