@@ -23,8 +23,9 @@ Usage (from the repository root)::
 replacement (seeded by ``--sample-seed``, from the sorted mutant names) and
 tests only those; the sample is recorded in ``.mutation/<module>/sample.json``
 and the report gives the score as an estimate with its Clopper-Pearson 95%
-interval, next to the sample and population sizes.  With ``--keep`` the
-mutants of the sample that are already killed are not tested again.
+interval, next to the sample and population sizes.  A larger ``N`` with the
+same seed extends the sample, so with ``--keep`` (where the mutants of the
+sample that are already killed are not tested again) a sample can be grown.
 
 Mutation testing is slow and is not part of CI; ``make mutate`` runs this script.
 """
@@ -127,15 +128,16 @@ def generate_mutants(ws, spec, env):
 def draw_sample(names, size, seed):
     """A uniform sample of ``size`` mutant names without replacement, seeded by ``seed``.
 
-    The draw depends only on the sorted names, the size and the seed, so the
-    same sources give the same sample on any machine; it is returned sorted.
+    The sorted names are shuffled by a generator seeded with ``seed`` and the
+    first ``size`` taken, so the draw depends only on the names, the size and
+    the seed (the same sources give the same sample on any machine), and a
+    larger sample with the same seed extends a smaller one. Returned sorted.
     """
     names = sorted(names)
     if size < 1:
         raise ValueError(f"the sample size must be >= 1, got {size}.")
-    if size >= len(names):
-        return names
-    return sorted(random.Random(seed).sample(names, size))
+    random.Random(seed).shuffle(names)
+    return sorted(names[:size])
 
 
 def _stop(proc):

@@ -47,6 +47,7 @@ def test_sample_is_seeded_without_replacement_and_order_free():
     assert run.draw_sample(list(reversed(NAMES)), 40, 0) == a  # order of the names is irrelevant
     assert run.draw_sample(NAMES, 40, 0) == a
     assert run.draw_sample(NAMES, 40, 1) != a
+    assert set(a) < set(run.draw_sample(NAMES, 80, 0))  # a larger sample extends it
     assert run.draw_sample(NAMES, 300, 5) == sorted(NAMES)
     assert run.draw_sample(NAMES, 1000, 5) == sorted(NAMES)
     with pytest.raises(ValueError, match="sample size must be >= 1"):

@@ -414,6 +414,7 @@ def test_fit_errors_in_full():
     ({"k_reg": "best"}, TypeError, r"k_reg must be an integer.*"),
     ({"lam": -0.1}, ValueError, r"lam must be in .*"),
     ({"k0": 1.5}, TypeError, r"k0 must be an integer.*"),
+    ({"k0": -1, "conformity_score": "lac"}, ValueError, r"k0 must be in .*"),
     ({"calib_size": 0.0}, ValueError, r"calib_size must be in .*"),
     ({"tune_fraction": 1.0}, ValueError, r"tune_fraction must be in .*"),
     ({"alpha": 1.0}, ValueError, r"alpha must be in .*"),
@@ -534,3 +535,104 @@ def test_test_instances_and_tags():
     tags = SplitConformalClassifier().__sklearn_tags__()
     assert tags.input_tags.two_d_array
     assert tags.estimator_type == "classifier"
+
+
+# ------------------------------------------------------------------ inputs the wrapper passes on
+class KeyModel(ClassifierMixin, BaseEstimator):
+    """Probabilities looked up by string keys: X is a 1-D list of keys (no 2-D array)."""
+
+    def fit(self, X, y):
+        self.classes_ = np.array([0, 1, 2])
+        return self
+
+    def predict_proba(self, X):
+        return TABLE[[int(key) for key in X]]
+
+
+def test_non_array_inputs_reach_the_model_unchanged():
+    keys = [str(i) for i in range(9)] * 2
+    model = KeyModel().fit(keys, Y_CAL)
+    clf = SplitConformalClassifier(model, prefit=True, conformity_score="lac", alpha=0.25)
+    clf.calibrate(keys, Y_CAL)
+    ref = _prefit(conformity_score="lac", alpha=0.25).fit(X_CAL, Y_CAL)
+    np.testing.assert_array_equal(clf.threshold_, ref.threshold_)
+    np.testing.assert_array_equal(clf.predict_set(keys[:9]), ref.predict_set(X_TEST))
+    clf2 = SplitConformalClassifier(model, prefit=True, conformity_score="lac", alpha=0.25)
+    np.testing.assert_array_equal(clf2.fit(keys, Y_CAL).threshold_, ref.threshold_)
+    # fit(prefit=False) splits a list of keys as a list
+    clf3 = SplitConformalClassifier(KeyModel(), conformity_score="lac", random_state=0)
+    assert clf3.fit(keys, Y_CAL).n_calib_ == 5
+
+
+def test_dataframes_keep_their_column_names():
+    pd = pytest.importorskip("pandas")
+    from sklearn.linear_model import LogisticRegression
+
+    rng = np.random.default_rng(1)
+    df = pd.DataFrame(rng.normal(size=(60, 2)), columns=["height", "width"])
+    y = (df["height"] > 0).astype(int).to_numpy()
+    clf = SplitConformalClassifier(LogisticRegression(), conformity_score="lac",
+                                   random_state=0).fit(df, y)
+    assert list(clf.estimator_.feature_names_in_) == ["height", "width"]
+
+
+def test_column_vector_labels_warn_in_evaluate():
+    from sklearn.exceptions import DataConversionWarning
+
+    clf = _prefit(conformity_score="lac", alpha=0.25).fit(X_CAL, Y_CAL)
+    with pytest.warns(DataConversionWarning):
+        res = clf.evaluate(X_TEST, Y_CAL[:9, None])
+    assert res.coverage == clf.evaluate(X_TEST, Y_CAL[:9]).coverage
+
+
+def test_a_failed_calibration_leaves_the_wrapper_unfitted():
+    from sklearn.exceptions import NotFittedError
+
+    model = TableModel(TABLE).fit(X_CAL, np.array([0, 1, 2]))
+    clf = SplitConformalClassifier(model, prefit=True, conformity_score="lac")
+    with pytest.raises(ValueError, match="unknown to the model"):
+        clf.fit(X_CAL, Y_CAL + 5)  # the model's attributes were set, the threshold was not
+    for method in (clf.predict, clf.predict_set, clf.label_scores, clf.predict_proba):
+        with pytest.raises(NotFittedError):
+            method(X_TEST)
+    with pytest.raises(NotFittedError):
+        clf.evaluate(X_TEST, Y_CAL[:9])
+
+
+def test_model_classes_in_another_order_are_mapped_to_the_wrapper_columns():
+    # the model lists its classes as [2, 0, 1]: its columns are reordered to classes_
+    model = TableModel(TABLE, classes=[2, 0, 1])
+    clf = SplitConformalClassifier(model, conformity_score="lac", random_state=0).fit(X_CAL, Y_CAL)
+    np.testing.assert_array_equal(clf.classes_, [0, 1, 2])
+    np.testing.assert_array_equal(clf.predict_proba(X_TEST), TABLE[:, [1, 2, 0]])
+
+
+def test_single_precision_probabilities_are_scored_in_double():
+    t32 = TABLE.astype(np.float32)
+    t32 = t32 / t32.sum(axis=1, keepdims=True)
+    model = TableModel(t32).fit(X_CAL, np.array([0, 1, 2]))
+    clf = SplitConformalClassifier(model, prefit=True, conformity_score="lac", alpha=0.25)
+    clf.fit(X_CAL, Y_CAL)
+    p64 = t32.astype(np.float64)[X_CAL[:, 0].astype(int)]
+    assert clf.calib_scores_.dtype == np.float64
+    np.testing.assert_array_equal(clf.calib_scores_, 1.0 - p64[np.arange(18), Y_CAL])
+    assert clf.predict_proba(X_TEST).dtype == np.float64
+
+
+def test_bad_model_probabilities_name_their_source():
+    model = TableModel(TABLE * 0.5).fit(X_CAL, np.array([0, 1, 2]))
+    _raises(lambda: SplitConformalClassifier(model, prefit=True).fit(X_CAL, Y_CAL),
+            r"estimator\.predict_proba\(X\): every row must sum to 1 .*")
+
+
+def test_thresholds_from_scores_refuse_missing_scores():
+    from statlearn.conformal import thresholds_from_scores
+
+    for scores in ([0.1, np.nan, 0.3], [0.1, None, 0.3]):
+        _raises(lambda s=scores: thresholds_from_scores(s, [0, 1, 1], 0.2, 2, mondrian=True),
+                r"scores must not contain NaN\.")
+    # integer scores are read as numbers: the per-class order statistics
+    q = thresholds_from_scores([3, 1, 2, 5, 4, 6], [0, 0, 0, 1, 1, 1], 0.2, 2, mondrian=True)
+    assert q.dtype == np.float64 and q.tolist() == [np.inf, np.inf]
+    q = thresholds_from_scores([3, 1, 2, 5, 4, 6], [0, 0, 0, 1, 1, 1], 0.5, 2, mondrian=True)
+    assert q.tolist() == [2.0, 5.0]  # ceil(4 * 0.5) = 2nd smallest of each class
