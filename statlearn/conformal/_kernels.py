@@ -90,9 +90,11 @@ def socop_rank_scores(p_sorted, lam, k0, suffix, vert, out):
         while h >= 1:
             b = vert[h]
             a = vert[h - 1]
-            # differences of g formed directly: no cancellation of the 1 against lam
-            if _dg(a, b, lam, k0) * (suffix[a] - suffix[c]) >= \
-                    _dg(a, c, lam, k0) * (suffix[a] - suffix[b]):
+            # differences of g formed directly: no cancellation of the 1 against lam;
+            # slopes compared as quotients, not cross products, which underflow to
+            # 0 >= 0 (a wrong pop) when lam and the probabilities are subnormal
+            if _dg(a, b, lam, k0) / (suffix[a] - suffix[b]) >= \
+                    _dg(a, c, lam, k0) / (suffix[a] - suffix[c]):
                 h -= 1
             else:
                 break

@@ -430,3 +430,17 @@ def test_rejects_bad_parameters():
         raps_scores(p, lam_reg=-1)
     with pytest.raises(ValueError, match="k_reg must be in"):
         raps_scores(p, k_reg=-1)
+
+
+@pytest.mark.numba
+@pytest.mark.parametrize("k0", [2, 3, 4])
+def test_kernel_subnormal_lambda_and_probability(k0):
+    # lam and the smallest probability are the smallest subnormal double: the
+    # hull test must not underflow to 0 >= 0 and drop a vertex. Left-chain slopes
+    # are lam / p_(j): lam / 0.8 and lam / 0.2 round to 1 and 5 units of 5e-324,
+    # and lam / p_(3) = 1 exactly (when rank 3 is on the left chain, k0 >= 3).
+    tiny = 5e-324
+    p = np.array([[0.8, 0.2, tiny]])
+    expected = np.array([[tiny, 5 * tiny, 1.0 if k0 >= 3 else np.inf]])
+    for fn in (socop_scores_reference, socop_scores):
+        np.testing.assert_array_equal(fn(p, tiny, k0), expected)
