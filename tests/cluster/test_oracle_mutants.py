@@ -464,13 +464,19 @@ def test_one_cluster_and_an_edgeless_graph():
     np.testing.assert_array_equal(o.predict([0, 5, 3]), [0, 0, 0])
     assert o.predict([0, 5]).dtype == np.int64
     assert SpectralClusteringOracle(1, random_state=0).fit(A).walk_length_ is None
-    for meth in ("embedding_dots", "dot"):
-        with pytest.raises(ValueError, match="n_clusters=1"):
-            getattr(o, meth)(*([[0]] if meth == "embedding_dots" else [0, 1]))
+    with pytest.raises(ValueError, match=_exact(
+            "embedding_dots needs the Psi matrix, which is not built when n_clusters=1.")):
+        o.embedding_dots([0])
+    with pytest.raises(ValueError, match=_exact(
+            "dot needs the Psi matrix, which is not built when n_clusters=1.")):
+        o.dot(0, 1)
     f = SpectralClusteringOracle(1, mode="fast", walk_length=2).fit(A)
     res = f.query([1, 4])
     np.testing.assert_array_equal(res.labels, [0, 0])
-    assert res.certified.all() and res.scores.shape == (2, 1)
+    np.testing.assert_array_equal(res.n_walks, [0, 0])
+    assert res.certified.all() and res.certified.dtype == bool
+    assert res.labels.dtype == res.n_walks.dtype == np.int64
+    np.testing.assert_array_equal(res.scores, np.zeros((2, 1)))
     with pytest.raises(ValueError, match=_exact(
             "graph has no edges; with n_clusters > 1 there is nothing to cluster.")):
         SpectralClusteringOracle(2, walk_length=2).fit(sp.csr_array((4, 4)))
@@ -719,3 +725,47 @@ def test_weighted_walks_in_fast_mode_and_result_dtypes():
         .fit(two_cliques(5)).query([])
     assert empty.labels.dtype == empty.n_walks.dtype == np.int64
     assert empty.scores.shape == (0, 2) and empty.certified.dtype == bool
+
+
+def test_walk_length_search_details():
+    A = two_cliques(5)
+    # more than 3 repeats: the search uses 3, the Gram matrix all 5
+    kw = dict(BATCHED, n_repeats=5, walk_length="auto", walk_length_candidates=[1, 2, 3, 6])
+    o = SpectralClusteringOracle(2, random_state=2, **kw).fit(A)
+    ref = BatchedReference(A, k=2, t=None, s=5, sc=6, b=8, R=32, reps=5, theta=0.05,
+                           random_state=2, cands=(1, 2, 3, 6))
+    assert ref.t == 3 and ref.n_comp == 2
+    for c, v in ref.scores.items():
+        assert o.walk_length_scores_[c] == pytest.approx(v, rel=1e-12)
+    _check_batched(o, ref, A)
+    # the search stops at the first decrease once a ratio of at least 2 was seen (2.48
+    # at t = 2, then 2.02): t = 6 is never tried (this construction then fails)
+    ref = BatchedReference(A, k=2, t=None, s=5, sc=6, b=8, R=32, reps=3, theta=0.05,
+                           random_state=9, cands=(1, 2, 3, 6))
+    assert list(ref.scores) == [1, 2, 3] and 2 <= max(ref.scores.values()) < 3
+    o = SpectralClusteringOracle(2, random_state=9, **dict(kw, n_repeats=3))
+    with pytest.raises(OracleConstructionError):
+        o.fit(A)
+    assert list(o.walk_length_scores_) == [1, 2, 3] and o.walk_length_ == 2
+    # equal scores (both infinite): the shorter walk wins
+    ref = BatchedReference(K8, k=4, t=None, s=5, sc=4, b=8, R=32, reps=3, theta=-1.0,
+                           random_state=7, cands=(1, 2))
+    assert ref.scores == {1: math.inf, 2: math.inf}
+    o = SpectralClusteringOracle(4, random_state=7, **dict(SMALL, walk_length="auto",
+                                                           walk_length_candidates=[2, 1]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(OracleConstructionError):
+            o.fit(K8)
+    assert o.walk_length_ == 1 and o.walk_length_scores_ == {1: math.inf, 2: math.inf}
+
+
+def test_which_cluster_with_force():
+    A = two_cliques(5)
+    o = SpectralClusteringOracle(2, random_state=2, **dict(BATCHED, threshold=0.2)).fit(A)
+    ref = BatchedReference(A, k=2, t=3, s=5, sc=6, b=8, R=32, reps=3, theta=0.2,
+                           random_state=2)
+    assert ref.predict([0])[0] == -1 and ref.predict([0], force=True)[0] == 1
+    assert o.which_cluster(0) == -1
+    assert o.which_cluster(0, force=True) == 1
+    np.testing.assert_array_equal(o.predict(np.arange(10)), ref.predict(np.arange(10)))
