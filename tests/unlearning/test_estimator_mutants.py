@@ -590,3 +590,197 @@ def test_test_instances_and_tags():
     assert t.estimator_type == "regressor" and t.target_tags.positive_only
     t = NewtonUnlearner(loss="squared").__sklearn_tags__()
     assert t.estimator_type == "regressor" and not t.target_tags.positive_only
+
+
+# ------------------------------------------------------------------ written against survivors
+def test_guo_certificate_divides_by_alpha_and_removing_everything():
+    X, y, _ = make_glm_data(60, 3, random_state=1)
+    est = NewtonUnlearner(mechanism="guo", alpha=2.0, fit_intercept=False,
+                          random_state=0).fit(X, y)
+    est.unlearn([0])
+    rep = est.unlearn_report_
+    assert rep.delta_cert == pytest.approx(rep.newton_residual_norm / 2.0, rel=1e-12)
+    assert rep.hessian in ("stored", "direct") and rep.fallback is False
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UnlearningWarning)
+        est.unlearn(np.arange(1, 60))
+    rep = est.unlearn_report_
+    assert (rep.hessian, rep.n_newton_steps, rep.delta_cert, rep.fallback) == ("none", 0, 0.0,
+                                                                             False)
+
+
+def _guo_step(theta, X, y, alpha, shift):
+    g = X.T @ (_sigmoid(X @ theta) - y) + alpha * theta + shift
+    s = _sigmoid(X @ theta)
+    H = X.T @ ((s * (1 - s))[:, None] * X) + alpha * np.eye(X.shape[1])
+    return np.linalg.solve(H, g)
+
+
+def test_guo_accumulates_the_residual_bound_and_retrains_over_budget():
+    # Guo et al.: after each Newton removal add gamma ||X|| ||d|| ||X d|| (gamma = 1/4 for
+    # the logistic loss) to the running bound; retrain with a fresh perturbation when it
+    # exceeds the budget. The bound is recomputed here from the released states.
+    X, y, _ = make_glm_data(60, 3, random_state=2)
+    y = y.astype(float)
+    budget = 2e-3
+    # the direct Hessian at the current state (the stored one is the fit point's)
+    est = NewtonUnlearner(mechanism="guo", noise_scale=budget, fit_intercept=False,
+                          store_hessian=False, random_state=0).fit(X, y)
+    theta, acc, removed = est.coef_.copy(), 0.0, []
+    flags = []
+    for i in range(8):
+        shift = np.asarray(est._shift).copy()
+        removed.append(i)
+        keep = np.setdiff1d(np.arange(60), removed)
+        d = _guo_step(theta, X[keep], y[keep], 1.0, shift)
+        acc += 0.25 * np.linalg.norm(X[keep], 2) * np.linalg.norm(d) * np.linalg.norm(X[keep] @ d)
+        est.unlearn([i])
+        rep = est.unlearn_report_
+        flags.append(rep.fallback)
+        assert rep.fallback == (acc > budget), (i, acc)
+        if rep.fallback:
+            acc = 0.0
+            new_shift = np.asarray(est._shift)
+            assert not np.allclose(new_shift, shift)  # a fresh perturbation
+            # the retrained model minimises the newly perturbed objective, not the plain one
+            assert np.linalg.norm(_guo_step(est.coef_, X[keep], y[keep], 1.0, new_shift)) < 1e-8
+            assert np.linalg.norm(_guo_step(est.coef_, X[keep], y[keep], 1.0, 0 * shift)) > 1e-6
+        else:
+            np.testing.assert_allclose(est.coef_, theta - d, rtol=1e-9, atol=1e-12)
+        theta = est.coef_.copy()
+    assert any(flags) and not all(flags)
+
+
+def test_alpha_zero_removing_everything_is_not_certified():
+    X, y, _ = make_glm_data(10, 3, loss="squared", random_state=0)
+    est = NewtonUnlearner(loss="squared", alpha=0.0, allow_singular=True, noise=None,
+                          fit_intercept=False).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UnlearningWarning)
+        est.unlearn(np.arange(10))
+    assert est.unlearn_report_.certified is False
+
+
+def test_sekhari_certificate_with_verification_and_seeded_noise():
+    X, y, _ = make_glm_data(80, 3, random_state=0)
+    y = y.astype(float)
+    R = 1.1 * np.linalg.norm(np.c_[X, np.ones(80)], axis=1).max()
+    est = NewtonUnlearner(mechanism="sekhari", feature_bound=R, alpha=0.5, noise=None,
+                          random_state=0).fit(X, y)
+    est.unlearn([0, 1])
+    Z = _design(X, True)
+    keep = np.arange(2, 80)
+    theta = np.r_[est.coef_, est.intercept_]
+    g = _grad(theta, Z[keep], y[keep], "logistic", np.full(4, 0.5))  # intercept penalised
+    rep = est.unlearn_report_
+    assert rep.delta_cert == pytest.approx(np.linalg.norm(g) / 0.5, rel=1e-6)
+    assert rep.newton_residual_norm == pytest.approx(np.linalg.norm(g), rel=1e-6)
+    # without verification no certificate is computed
+    est = NewtonUnlearner(mechanism="sekhari", feature_bound=R, alpha=0.5, verify=False,
+                          noise=None).fit(X, y).unlearn([0])
+    assert math.isnan(est.unlearn_report_.delta_cert)
+    # the noise comes from the seeded stream
+    a = NewtonUnlearner(mechanism="sekhari", feature_bound=R, random_state=3).fit(X, y)
+    b = NewtonUnlearner(mechanism="sekhari", feature_bound=R, random_state=3).fit(X, y)
+    np.testing.assert_array_equal(a.unlearn([5]).coef_, b.unlearn([5]).coef_)
+    c = NewtonUnlearner(mechanism="sekhari", feature_bound=R, random_state=0).fit(X, y)
+    assert not np.array_equal(c.unlearn([5], random_state=4).coef_, a.coef_)
+    np.testing.assert_array_equal(
+        c.coef_, NewtonUnlearner(mechanism="sekhari", feature_bound=R, random_state=0)
+        .fit(X, y).unlearn([5], random_state=4).coef_)
+
+
+def test_singular_fit_uses_the_pseudo_inverse():
+    # more features than rows, alpha = 0: the Hessian is singular; the fit still
+    # interpolates the data
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(5, 8))
+    y = rng.normal(size=5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = NewtonUnlearner(loss="squared", alpha=0.0, allow_singular=True, noise=None,
+                              fit_intercept=False).fit(X, y)
+    np.testing.assert_allclose(X @ est.coef_, y, atol=1e-8)
+
+
+def test_array_api_inputs_are_validated_in_full():
+    xps = pytest.importorskip("array_api_strict")
+    X, y, _ = make_glm_data(30, 1, loss="squared", random_state=0)
+    est = NewtonUnlearner(loss="squared", noise=None).fit(xps.asarray(X), xps.asarray(y))
+    ref = NewtonUnlearner(loss="squared", noise=None).fit(X, y)
+    np.testing.assert_allclose(np.asarray(est.coef_), ref.coef_, rtol=1e-10)
+    _raises(lambda: NewtonUnlearner(loss="squared").fit(xps.asarray(X), xps.asarray(y[:-1])),
+            r"y must be 1-D with 30 entries, got shape \(29,\)\.")
+    bad = X.copy()
+    bad[3, 0] = np.nan
+    _raises(lambda: NewtonUnlearner(loss="squared").fit(xps.asarray(bad), xps.asarray(y)),
+            r"X must not contain NaN or infinity\.")
+    _raises(lambda: NewtonUnlearner(loss="squared").fit(xps.asarray(X[0]), xps.asarray(y)),
+            r"X must be 2-D, got 1 dimension\(s\)\.")
+    _raises(lambda: NewtonUnlearner(loss="squared").fit(xps.asarray(X[:, :0]), xps.asarray(y)),
+            r"X must have at least one row and column, got \(30, 0\)\.")
+    _raises(lambda: est.predict(xps.asarray(np.c_[X, X])),
+            r"X has 2 features, but NewtonUnlearner is expecting 1 features as input\.")
+
+
+def test_retrain_reference_honours_tol_and_max_iter(logistic):
+    X, y = logistic
+    pen = _pen(6, 1.0, False)
+    # max_iter = 1: one Newton step from the current state (warm start)
+    est = NewtonUnlearner(fit_intercept=False, noise=None, max_iter=1).fit(X, y)
+    beta = est.coef_.copy()
+    keep = np.arange(3, 120)
+    step = beta - np.linalg.solve(_hess(beta, X[keep], y[keep], "logistic", pen),
+                                  _grad(beta, X[keep], y[keep], "logistic", pen))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = est.retrain_reference([0, 1, 2])
+    np.testing.assert_allclose(ref, step, rtol=1e-9, atol=1e-12)
+    # a loose tol: when the warm start is already within tol * alpha, it is returned
+    est = NewtonUnlearner(fit_intercept=False, noise=None, tol=1.0).fit(X, y)
+    beta = est.coef_.copy()
+    g = _grad(beta, X[1:], y[1:], "logistic", pen)
+    assert np.linalg.norm(g) <= 1.0
+    np.testing.assert_array_equal(est.retrain_reference([0]), beta)
+
+
+def test_woodbury_failure_warns_and_falls_back_to_the_direct_hessian(logistic, monkeypatch):
+    import statlearn.unlearning._estimator as mod
+    from statlearn.unlearning._linalg import CholeskyError
+
+    X, y = logistic
+    direct = NewtonUnlearner(fit_intercept=False, noise=None, store_hessian=False).fit(X, y)
+    direct.unlearn([0, 1])
+    est = NewtonUnlearner(fit_intercept=False, noise=None).fit(X, y)
+
+    def failing(*args, **kwargs):
+        raise CholeskyError("not positive definite")
+
+    monkeypatch.setattr(mod, "woodbury_downdate_solve", failing)
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        est.unlearn([0, 1])
+    msgs = [str(w.message) for w in rec if w.category is RuntimeWarning]
+    assert msgs == ["Woodbury downdate was not numerically positive definite; assembling the "
+                    "retained Hessian directly."]
+    np.testing.assert_allclose(est.coef_, direct.coef_, rtol=1e-12)
+    assert est.unlearn_report_.hessian == "direct"
+
+
+def test_a_failed_retained_factorisation_is_named(logistic, monkeypatch):
+    import statlearn.unlearning._linalg as linalg
+
+    X, y = logistic
+    est = NewtonUnlearner(fit_intercept=False, noise=None, store_hessian=False).fit(X, y)
+    real, calls = linalg.cholesky_lower, []
+
+    def flaky(H, xp):
+        if not calls:
+            calls.append(1)
+            raise linalg.CholeskyError("not positive definite")
+        return real(H, xp)
+
+    monkeypatch.setattr(linalg, "cholesky_lower", flaky)
+    with pytest.warns(RuntimeWarning, match=r"^Cholesky factorisation of the retained Hessian "
+                                            r"failed; retrying with diagonal jitter"):
+        est.unlearn([0])
