@@ -23,13 +23,16 @@ import scipy.sparse as sp
 from statlearn.utils import set_num_threads_ctx
 
 from ._graph import GraphAccess
-from ._kernels import walk_endpoints_kernel, weighted_walk_endpoints_kernel
+from ._kernels import (
+    advance_walks_kernel,
+    walk_endpoints_kernel,
+    weighted_walk_endpoints_kernel,
+)
 from ._walks import _namespace, _walk_object, derive_keys, walk_endpoints_xp
 
 __all__ = ["LandmarkIndex", "OracleQueryResult", "certify_look", "certify_moments",
-           "empirical_bernstein_radius",
-           "sequential_argmax",
-           "walk_endpoints"]
+           "empirical_bernstein_radius", "position_dtype", "sequential_argmax",
+           "walk_endpoints", "walk_rows"]
 
 
 _WALK_CHUNK = 1 << 17
@@ -96,55 +99,196 @@ def vertex_walks(g, vertices, base, first, count, ts, *, tags=None, backend="num
     return out
 
 
-class LandmarkIndex:
-    """Inverted index of the landmarks' stored walk endpoints (one walk length).
+def position_dtype(n):
+    """Smallest index dtype for vertex ids below ``n`` (int32 below ``2**31``)."""
+    return np.int32 if n < 2**31 - 1 else np.int64
 
-    ``vertices`` are the distinct endpoints (sorted); ``counts`` is the
-    sparse ``(len(vertices), s)`` matrix of how many of landmark ``j``'s
-    ``R`` walks end at each of them. Words held: ``len(vertices) + 2 nnz``.
+
+def walk_rows(g: GraphAccess, vertices, keys, first, count, t, *, out=None, step0=0,
+              backend="numba", n_jobs=None):
+    """Positions ``(m, count)`` of walks ``first .. first + count - 1`` of each row's vertex.
+
+    Row ``j`` holds the walks of ``vertices[j]`` under seed words ``keys[j]``
+    (see :func:`vertex_walks`, which gives the same walks), after ``t``
+    steps. With ``out`` (positions after ``step0`` steps, updated in place)
+    the walks go on from there: on the Numba engine only the remaining
+    ``t - step0`` steps are taken and nothing but the positions is held (one
+    word per walk, int32 below ``2**31`` vertices); other engines redraw the
+    walks from the start (same positions).
+    """
+    vertices = np.asarray(vertices, dtype=np.int64)
+    keys = np.ascontiguousarray(keys, dtype=np.uint64)
+    m = vertices.size
+    if out is None:
+        out = np.empty((m, count), dtype=position_dtype(g.n))
+        out[:] = vertices[:, None]
+        step0 = 0
+    if t == step0 or m == 0 or count == 0:
+        return out
+    if backend == "numba" and g.has_csr:
+        cumw = g.weights if g.weights is not None else np.zeros(0)
+        d = float(g.max_weight) if g.weights is not None else float(g.max_degree)
+        with set_num_threads_ctx(n_jobs):
+            advance_walks_kernel(g.indptr, g.indices, cumw, d, out, keys, int(first),
+                                 int(step0), int(t - step0))
+        return out
+    per = max(1, _WALK_CHUNK // max(count, 1))
+    ids = np.arange(first, first + count, dtype=np.int64)
+    for lo in range(0, m, per):
+        hi = min(m, lo + per)
+        ends = walk_endpoints(g, np.repeat(vertices[lo:hi], count),
+                              np.repeat(keys[lo:hi], count, axis=0), np.tile(ids, hi - lo), [t],
+                              backend=backend, n_jobs=n_jobs)
+        out[lo:hi] = ends.reshape(hi - lo, count)
+    return out
+
+
+#: walk endpoints looked up at once in the landmark index (bounds the temporaries)
+_LOOKUP_CHUNK = 1 << 15
+
+
+class LandmarkIndex:
+    """The landmarks' stored walk endpoints, sorted (one walk length).
+
+    ``endpoints`` holds the ``s R`` endpoints of the landmarks' walks in
+    increasing order (int32 below ``2**31`` vertices) and ``owners`` the
+    landmark of each (uint8 up to 256 landmarks): the count of landmark
+    ``j``'s walks ending at ``v`` is the number of entries ``(v, j)``. A walk
+    endpoint is looked up by binary search. Words held: ``s R`` endpoints
+    plus their owners (a quarter word each up to 256 landmarks, counted as
+    a half).
     """
 
     def __init__(self, ends, n_walks):
-        s = ends.shape[0]
-        flat = ends.ravel()
-        lm = np.repeat(np.arange(s, dtype=np.int64), ends.shape[1])
-        self.vertices, pos = np.unique(flat, return_inverse=True)
-        self.counts = sp.csr_array((np.ones(flat.size), (pos.ravel(), lm)),
-                                   shape=(self.vertices.size, s))
-        self.counts.sum_duplicates()
+        # ends: an (s, R) array, or a list of (rows, R) blocks of consecutive landmarks
+        blocks = [np.asarray(ends)] if not isinstance(ends, list | tuple) else \
+            [np.asarray(b) for b in ends]
+        s = sum(b.shape[0] for b in blocks)
+        key = np.empty(sum(b.size for b in blocks), dtype=np.int64)
+        row = at = 0
+        for b in blocks:
+            m = b.shape[0]
+            part = key[at:at + b.size].reshape(b.shape)
+            np.multiply(b, s, out=part, dtype=np.int64, casting="unsafe")
+            part += np.arange(row, row + m, dtype=np.int64)[:, None]
+            row += m
+            at += b.size
+        key.sort()
+        top = int(key[-1] // s) if key.size else 0
+        self.endpoints = (key // s).astype(position_dtype(top + 1))
+        owner_dtype = np.uint8 if s <= 256 else (np.uint16 if s <= 65536 else np.int64)
+        self.owners = (key % s).astype(owner_dtype)
+        del key
         self.n_walks = int(n_walks)
         self.s = s
 
     @property
     def words(self) -> int:
-        return int(self.vertices.size + 2 * self.counts.nnz + self.counts.shape[0] + 1)
+        return int(self.endpoints.size + (self.owners.size + 1) // 2)
 
-    def lookup(self, endpoints):
-        """Row of each endpoint in the index (``-1`` where no landmark walk ended)."""
-        e = np.asarray(endpoints, dtype=np.int64)
-        pos = np.searchsorted(self.vertices, e)
-        pos = np.minimum(pos, max(self.vertices.size - 1, 0))
-        hit = self.vertices[pos] == e if self.vertices.size else np.zeros(e.shape, bool)
-        return np.where(hit, pos, -1)
+    @property
+    def counts(self):
+        """Sparse ``(distinct endpoints, s)`` count matrix (built on demand; for tests)."""
+        verts, pos = np.unique(self.endpoints, return_inverse=True)
+        C = sp.csr_array((np.ones(self.endpoints.size), (pos.ravel(), self.owners)),
+                         shape=(verts.size, self.s))
+        C.sum_duplicates()
+        return C
+
+    def _hits(self, endpoints):
+        """``(walk, owner)`` of every stored endpoint equal to each looked-up endpoint."""
+        e = np.asarray(endpoints).ravel()
+        lo = np.searchsorted(self.endpoints, e, side="left")
+        hi = np.searchsorted(self.endpoints, e, side="right")
+        n_hit = hi - lo
+        total = int(n_hit.sum())
+        walk = np.repeat(np.arange(e.size), n_hit)
+        # positions lo .. hi - 1 of every walk, concatenated
+        offset = np.cumsum(n_hit) - n_hit
+        where = np.arange(total) - np.repeat(offset - lo, n_hit)
+        return walk, self.owners[where]
 
     def collision_counts(self, endpoints):
         """``(q, s)`` collision counts of each row of walk endpoints with every landmark."""
-        endpoints = np.asarray(endpoints, dtype=np.int64)
+        endpoints = np.asarray(endpoints)
         q, r = endpoints.shape
-        rows = self.lookup(endpoints.ravel())
-        hit = rows >= 0
-        qi = np.repeat(np.arange(q), r)[hit]
-        Q = sp.csr_array((np.ones(qi.size), (qi, rows[hit])), shape=(q, self.vertices.size))
-        return np.asarray((Q @ self.counts).todense()).reshape(q, self.s)
+        out = np.zeros((q, self.s), dtype=np.int64)
+        per = max(1, _LOOKUP_CHUNK // max(r, 1))
+        for lo in range(0, q, per):
+            hi = min(q, lo + per)
+            walk, owner = self._hits(endpoints[lo:hi])
+            cell = (walk // r) * self.s + owner
+            out[lo:hi] = np.bincount(cell, minlength=(hi - lo) * self.s).reshape(hi - lo,
+                                                                                 self.s)
+        return out
 
-    def gram_counts(self, other_ends):
+    def gram_counts(self, other_ends, own_ends=None):
         """``s x s`` collision counts: set A against set A off the diagonal, A against the
-        independent set ``other_ends`` (B) on it (so self-collisions are unbiased)."""
-        C = self.counts
-        G = np.asarray((C.T @ C).todense())
-        diag = self.collision_counts(other_ends)[np.arange(self.s), np.arange(self.s)]
+        independent set ``other_ends`` (B) on it (so self-collisions are unbiased).
+
+        ``own_ends`` are the ``(s, R)`` endpoints of set A the index was built
+        from (recovered from the index when not given)."""
+        G = self.collision_counts(self.set_a_endpoints() if own_ends is None else own_ends)
+        diag = np.zeros(self.s, dtype=np.int64)
+        other_ends = np.asarray(other_ends)
+        per = max(1, _LOOKUP_CHUNK // max(other_ends.shape[1], 1))
+        for lo in range(0, self.s, per):
+            hi = min(self.s, lo + per)
+            c = self.collision_counts(other_ends[lo:hi])
+            diag[lo:hi] = c[np.arange(hi - lo), np.arange(lo, hi)]
         G[np.diag_indices_from(G)] = diag
         return G
+
+    def set_a_endpoints(self):
+        """The stored endpoints as an ``(s, R)`` array, row ``j`` the walks of landmark ``j``
+        (sorted within the row)."""
+        order = np.argsort(self.owners, kind="stable")
+        return self.endpoints[order].reshape(self.s, -1)
+
+    def walk_scores(self, endpoints, weights):
+        """Per-walk scores ``sum_j c_j(e) weights[j]`` for a flat array of endpoints ``e``.
+
+        ``weights`` has shape ``(s, k)``; returns ``(len(e), k)``.
+        """
+        e = np.asarray(endpoints).ravel()
+        k = weights.shape[1]
+        z = np.zeros((e.size, k))
+        for lo in range(0, e.size, _LOOKUP_CHUNK):
+            hi = min(e.size, lo + _LOOKUP_CHUNK)
+            walk, owner = self._hits(e[lo:hi])
+            for c in range(k):
+                z[lo:hi, c] = np.bincount(walk, weights=weights[owner, c], minlength=hi - lo)
+        return z
+
+    def score_range(self, weights):
+        """``(k, k)`` range of one walk's score difference over every vertex.
+
+        Entry ``[a, b]`` bounds ``h_a(v) - h_b(v)`` (``[a, a]`` bounds
+        ``h_a(v)``) where ``h(v) = sum_j c_j(v) weights[j]``, over the distinct
+        stored endpoints and every other vertex (score 0). Computed in chunks
+        of whole endpoint groups.
+        """
+        k = weights.shape[1]
+        hi_ = np.zeros((k, k))
+        lo_ = np.zeros((k, k))
+        n_e = self.endpoints.size
+        start = 0
+        while start < n_e:
+            stop = min(n_e, start + _LOOKUP_CHUNK)
+            if stop < n_e:  # do not split a group of equal endpoints
+                cut = int(np.searchsorted(self.endpoints, self.endpoints[stop], side="left"))
+                stop = cut if cut > start else int(
+                    np.searchsorted(self.endpoints, self.endpoints[stop], side="right"))
+            seg = self.endpoints[start:stop]
+            first = np.flatnonzero(np.r_[True, seg[1:] != seg[:-1]])
+            h = np.add.reduceat(weights[self.owners[start:stop]], first, axis=0)
+            for a in range(k):
+                for b in range(k):
+                    col = h[:, a] - h[:, b] if a != b else h[:, a]
+                    hi_[a, b] = max(hi_[a, b], col.max(initial=0.0))
+                    lo_[a, b] = min(lo_[a, b], col.min(initial=0.0))
+            start = stop
+        return hi_ - lo_
 
 
 def empirical_bernstein_radius(variance, n, value_range, delta):

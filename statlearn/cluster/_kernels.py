@@ -33,6 +33,8 @@ import scipy.sparse as sp
 from statlearn.utils import jit, prange
 
 __all__ = [
+    "advance_walks_kernel",
+    "advance_walks_reference",
     "weighted_step",
     "weighted_walk_endpoints_kernel",
     "weighted_walk_endpoints_reference",
@@ -149,6 +151,102 @@ def walk_endpoints_kernel(indptr, indices, max_degree, starts, keys, walk_ids, t
             a[i], c[i] = walk_keys(keys[lo + i, 0], keys[lo + i, 1], walk_ids[lo + i])
         _walk_group(indptr, indices, m, starts[lo:lo + g], a, c, g, ts, out, lo)
     return out
+
+
+@jit(parallel=True, cache=True)
+def advance_walks_kernel(indptr, indices, cumw, max_degree, pos, keys, first, step0, n_steps):
+    """Continue stored walks in place: ``n_steps`` more lazy steps after ``step0`` steps.
+
+    Row ``j`` of ``pos`` holds the positions of walks ``first, first + 1, ...``
+    of the vertex whose seed words are ``keys[j]``, each after ``step0``
+    steps; on return they hold the positions after ``step0 + n_steps`` steps,
+    exactly those of :func:`walk_endpoints_kernel` (or its weighted version)
+    run from the start for ``step0 + n_steps`` steps: draws are counter based,
+    so a walk can stop and go on. Only the positions are kept between calls
+    (one word per walk, in the dtype of ``pos``).
+
+    Parameters
+    ----------
+    indptr, indices : ndarray of int
+        CSR structure of the graph.
+    cumw : ndarray of float64
+        Row-wise cumulative edge weights (see :func:`weighted_step`), or an
+        empty array for unweighted walks.
+    max_degree : float
+        ``d`` (the largest weighted degree for weighted walks).
+    pos : ndarray of int, shape (m, count)
+        Positions, updated in place.
+    keys : ndarray of uint64, shape (m, 2)
+        Seed words of each row's vertex (as given to :func:`walk_keys`).
+    first, step0, n_steps : int
+        Walk id of column 0, steps already taken, steps to add.
+    """
+    m_rows, count = pos.shape
+    weighted = cumw.shape[0] > 0
+    mm = np.uint64(2 * np.int64(max_degree)) if not weighted else np.uint64(0)
+    scale = 2.0 * max_degree / 4294967296.0
+    per_row = (count + GROUP - 1) // GROUP
+    for gi in prange(m_rows * per_row):
+        j = gi // per_row
+        lo = (gi % per_row) * GROUP
+        g = min(GROUP, count - lo)
+        a = np.empty(g, dtype=np.uint64)
+        c = np.empty(g, dtype=np.uint64)
+        v = np.empty(g, dtype=np.int64)
+        for i in range(g):
+            a[i], c[i] = walk_keys(keys[j, 0], keys[j, 1], first + lo + i)
+            v[i] = pos[j, lo + i]
+        for step in range(step0, step0 + n_steps):
+            salt = (np.uint64(step + 1) * np.uint64(_GOLDEN)) & np.uint64(_MASK)
+            for i in range(g):
+                u = hash32(a[i] ^ salt) ^ c[i]
+                vi = v[i]
+                if weighted:
+                    e = weighted_step(indptr, cumw, scale, vi, u)
+                    if e < indptr[vi + 1]:
+                        v[i] = np.int64(indices[e])
+                else:
+                    r = np.int64((u * mm) >> np.uint64(32))
+                    lo_e = indptr[vi]
+                    if r < indptr[vi + 1] - lo_e:
+                        v[i] = np.int64(indices[lo_e + r])
+        for i in range(g):
+            pos[j, lo + i] = v[i]
+
+
+def advance_walks_reference(indptr, indices, cumw, max_degree, pos, keys, first, step0,
+                            n_steps):
+    """Reference of :func:`advance_walks_kernel`: the walks rerun from their start vertices.
+
+    ``pos`` here holds the *start* vertices (step 0) and ``step0`` is ignored
+    beyond checking it; returns the positions after ``step0 + n_steps`` steps
+    from :func:`walk_endpoints_kernel` / :func:`weighted_walk_endpoints_reference`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from statlearn.cluster._kernels import advance_walks_reference
+    >>> ip, ix = np.array([0, 1, 2]), np.array([1, 0])
+    >>> keys = np.zeros((1, 2), dtype=np.uint64)
+    >>> out = advance_walks_reference(ip, ix, np.zeros(0), 1, np.array([[0, 0]]), keys, 0, 0, 3)
+    >>> out.shape
+    (1, 2)
+    """
+    starts = np.asarray(pos, dtype=np.int64)
+    m_rows, count = starts.shape
+    flat_keys = np.repeat(np.asarray(keys, dtype=np.uint64), count, axis=0)
+    ids = np.tile(np.arange(first, first + count, dtype=np.int64), m_rows)
+    ts = np.array([step0 + n_steps], dtype=np.int64)
+    if np.asarray(cumw).shape[0] > 0:
+        out = weighted_walk_endpoints_reference(indptr, indices, cumw, max_degree,
+                                                starts.ravel(), flat_keys, ids, ts)
+    else:
+        from ._walks import walk_endpoints_xp  # the vectorised reference of the walks
+
+        out = walk_endpoints_xp(np.asarray(indptr, dtype=np.int64),
+                                np.asarray(indices, dtype=np.int64), int(max_degree),
+                                starts.ravel(), flat_keys, ids, [int(ts[0])])
+    return out.reshape(m_rows, count)
 
 
 @jit(parallel=True, cache=True)

@@ -4,23 +4,28 @@ from __future__ import annotations
 
 import math
 import numbers
+import time
 import warnings
 from dataclasses import replace
 
 import numpy as np
+from sklearn.exceptions import NotFittedError
+from threadpoolctl import ThreadpoolController
 
 from statlearn.utils import check_int, check_option, spawn_seeds
 
-from ._fast import LandmarkIndex, OracleQueryResult, certify_moments, vertex_walks
+from ._fast import LandmarkIndex, OracleQueryResult, certify_moments, walk_rows
 from ._graph import as_graph_access
 from ._params import ParamsMixin, memory_layout, resolve
-from ._walks import BACKENDS, _vertices, base_words, median_estimates
+from ._walks import BACKENDS, _vertices, base_words, derive_keys, median_estimates
 
 __all__ = ["OracleConstructionError", "OracleQueryResult", "SpectralClusteringOracle"]
 
 _EIG_TOL = 1e-8
 #: walks per chunk of a fast-mode query batch (bounds the query's working memory)
 _QUERY_CHUNK_WALKS = 1 << 16
+#: landmark walks advanced per kernel call in fast mode (one stage of the build each)
+_WALK_ROWS_CHUNK = 1 << 16
 _PHASES = ("landmarks", "walk_length", "gram", "clusters", "queries")
 
 
@@ -144,6 +149,16 @@ class SpectralClusteringOracle(ParamsMixin):
         weighted lazy walks, ``W = (I + (A + diag(d - w)) / d) / 2`` with
         ``w`` the weighted degrees and ``d = max_degree`` (default the
         largest ``w``).
+    progress : bool, default=False
+        Show a progress bar of the build (tqdm), in walk steps, with the
+        current stage (walk length being tried, Gram matrix, cluster
+        landmarks).
+    time_budget : float or None, default=None
+        Seconds a call of :meth:`fit` (or :meth:`resume`) may spend on the
+        build. When they are spent, the build stops after the current stage,
+        keeps the stages done and warns; ``build_state_`` is then
+        ``"partial"`` and the oracle refuses queries until :meth:`resume`
+        finishes it. ``None``: no limit.
     backend : {"numba", "numpy", "cupy"}, default="numba"
         Walk engine: Numba kernels over CSR arrays, or the batched array-API
         path on NumPy or CuPy (GPU). Identical results.
@@ -194,6 +209,15 @@ class SpectralClusteringOracle(ParamsMixin):
         Words a query needs on top of ``D``.
     n_attempts_ : int
         Constructions tried (``1 + retries used``).
+    build_state_ : {"complete", "partial", "failed"}
+        ``"complete"``: the oracle answers queries. ``"partial"``: the build
+        was stopped (``time_budget`` spent, or interrupted with ``Ctrl-C``,
+        i.e. ``KeyboardInterrupt``, which is raised again after the state is
+        saved); the work done is kept, queries raise ``NotFittedError`` and
+        :meth:`resume` finishes the build. ``"failed"``: construction failed
+        (``OracleConstructionError``).
+    build_stage_ : str
+        Last build stage completed (``"done"`` when complete).
     index_words_ : int
         Fast mode: words of the stored landmark endpoints (inverted index) and
         the per-endpoint cluster scores, the long-lived part of ``D``.
@@ -328,7 +352,8 @@ class SpectralClusteringOracle(ParamsMixin):
                  threshold_scale=0.5, balance=1.0, max_degree=None, mode="batched",
                  error_rate=None, max_query_walks=None, landmark_clustering="threshold",
                  outlier_label=-1, max_retries=0, symmetrize=False, weighted=False,
-                 backend="numba", n_jobs=None, random_state=None):
+                 progress=False, time_budget=None, backend="numba", n_jobs=None,
+                 random_state=None):
         self.n_clusters = n_clusters
         self.walk_length = walk_length
         self.walk_length_candidates = walk_length_candidates
@@ -350,6 +375,8 @@ class SpectralClusteringOracle(ParamsMixin):
         self.max_retries = max_retries
         self.symmetrize = symmetrize
         self.weighted = weighted
+        self.progress = progress
+        self.time_budget = time_budget
         self.backend = backend
         self.n_jobs = n_jobs
         self.random_state = random_state
@@ -361,15 +388,6 @@ class SpectralClusteringOracle(ParamsMixin):
         return median_estimates(self._g, xs, ys, ids, base, t, p.reps, p.n_batches,
                                 p.batch_size, prior=p.prior, backend=self.backend,
                                 n_jobs=self.n_jobs)
-
-    def _gram(self, landmarks, base, t, p=None):
-        s = landmarks.size
-        iu, ju = np.triu_indices(s)
-        z = self._estimates(landmarks[iu], landmarks[ju], np.column_stack([iu, ju]), base, t, p)
-        G = np.zeros((s, s))
-        G[iu, ju] = z
-        G[ju, iu] = z
-        return G
 
     def _sample_landmarks(self, rng, size):
         g = self._g
@@ -394,6 +412,9 @@ class SpectralClusteringOracle(ParamsMixin):
         if self.max_query_walks is not None:
             check_int(self.max_query_walks, "max_query_walks", low=2)
         check_option(self.backend, "backend", list(BACKENDS))
+        if not isinstance(self.progress, bool | np.bool_):
+            raise TypeError(f"progress must be a bool, got {type(self.progress).__name__}.")
+        self._check_budget()
         if isinstance(self.outlier_label, bool) or not isinstance(self.outlier_label,
                                                                   numbers.Integral):
             raise TypeError(f"outlier_label must be an integer, got {self.outlier_label!r}.")
@@ -480,6 +501,7 @@ class SpectralClusteringOracle(ParamsMixin):
             self.peak_memory_words_ = 0
             self.walk_steps_fit_ = self.walk_steps_per_query_ = self.query_memory_words_ = 0
             self.n_attempts_ = 1
+            self.build_state_, self.build_stage_ = "complete", "done"
             return self
         if g.indices is not None and g.indices.size == 0:
             raise ValueError("graph has no edges; with n_clusters > 1 there is nothing to "
@@ -490,65 +512,213 @@ class SpectralClusteringOracle(ParamsMixin):
         if self.walk_length != "auto":
             per = p.n_walks if p.fast else p.reps * p.s * 2 * p.n_walks
             self.walk_steps_per_query_ = int(per * self.walk_length)
-        root = spawn_seeds(self.random_state, self.max_retries + 1)
-        last_error = None
-        for attempt, seed in enumerate(root):
-            self.n_attempts_ = attempt + 1
-            try:
-                if p.fast:
-                    self._construct_fast(seed, cands)
-                else:
-                    self._construct(seed, cands)
-                return self
-            except OracleConstructionError as exc:
-                last_error = exc
-        raise last_error
+        self._build = {"seeds": spawn_seeds(self.random_state, self.max_retries + 1),
+                       "attempt": 0, "cands": cands, "state": {"steps": 0}}
+        self.n_attempts_ = 1
+        self.build_state_ = "partial"
+        self.build_stage_ = "started"
+        return self._run_build()
 
-    def _construct(self, seed, cands):
+    def resume(self):
+        """Finish a build stopped by ``time_budget`` or an interruption.
+
+        The stages completed before the stop are kept (``build_stage_`` names
+        the last one) and the build goes on from there with the same random
+        streams, so the finished oracle equals the one an uninterrupted
+        :meth:`fit` gives. ``time_budget`` applies again to this call.
+
+        Returns
+        -------
+        self
+
+        Examples
+        --------
+        >>> from statlearn.cluster import SpectralClusteringOracle
+        >>> from statlearn.datasets import make_planted_expanders
+        >>> A, y = make_planted_expanders([300, 300], 10, n_bridges=10, random_state=0)
+        >>> o = SpectralClusteringOracle(2, mode="fast", time_budget=0.0, random_state=0)
+        >>> import warnings
+        >>> with warnings.catch_warnings():
+        ...     warnings.simplefilter("ignore")
+        ...     o = o.fit(A)
+        >>> o.build_state_
+        'partial'
+        >>> o.set_params(time_budget=None).resume().build_state_
+        'complete'
+        """
+        if not hasattr(self, "_build"):
+            raise NotFittedError(f"this {type(self).__name__} instance has no build to resume; "
+                                 "call fit(graph) first.")
+        if self.build_state_ == "complete":
+            return self
+        if self.build_state_ == "failed":
+            raise OracleConstructionError("the build failed (see the error fit raised); "
+                                          "there is nothing to resume: call fit again.")
+        return self._run_build()
+
+    def _check_budget(self):
+        tb = self.time_budget
+        if tb is None:
+            return None
+        if isinstance(tb, bool) or not isinstance(tb, numbers.Real) or not tb >= 0:
+            raise ValueError(f"time_budget must be a non-negative number of seconds or None, "
+                             f"got {tb!r}.")
+        return float(tb)
+
+    def _run_build(self):
+        """Run the build stages (generators yielding ``(stage, walk steps)`` after each
+        committed piece of work) until done, the time budget is spent or an interrupt."""
+        if not isinstance(self.progress, bool | np.bool_):
+            raise TypeError(f"progress must be a bool, got {type(self.progress).__name__}.")
+        budget = self._check_budget()
+        from tqdm.auto import tqdm
+
+        bs = self._build
+        p = self._p
+        start = time.perf_counter()
+        bar = tqdm(total=self._planned_steps(), disable=not self.progress, unit="step",
+                   unit_scale=True, desc="oracle build", leave=False)
+        bar.update(bs["state"]["steps"])
+        try:
+            while True:
+                st = bs["state"]
+                st.setdefault("seed", bs["seeds"][bs["attempt"]])
+                stages = (self._fast_stages if p.fast else self._batched_stages)(st, bs["cands"])
+                try:
+                    for stage, steps in stages:
+                        st["steps"] += int(steps)
+                        self.build_stage_ = stage
+                        bar.update(int(steps))
+                        # stages are coarse (tens to hundreds): show each one
+                        bar.set_description(f"oracle build: {stage}", refresh=True)
+                        if budget is not None and time.perf_counter() - start >= budget:
+                            self.build_state_ = "partial"
+                            warnings.warn(
+                                f"time_budget={budget:g} s spent: the oracle build stopped after "
+                                f"stage {stage!r} ({st['steps']} walk steps); it cannot answer "
+                                "queries yet. Call resume() to finish it (the work done is "
+                                "kept).", UserWarning, stacklevel=3)
+                            return self
+                except OracleConstructionError:
+                    if bs["attempt"] < self.max_retries:
+                        bs["attempt"] += 1
+                        bs["state"] = {"steps": 0}
+                        self.n_attempts_ = bs["attempt"] + 1
+                        continue
+                    self.build_state_ = "failed"
+                    raise
+                self.build_state_ = "complete"
+                self.build_stage_ = "done"
+                return self
+        except KeyboardInterrupt:
+            self.build_state_ = "partial"
+            raise
+        finally:
+            bar.close()
+
+    def _planned_steps(self):
+        """Walk steps of the whole build if the walk-length search runs to its end."""
+        p, cands = self._p, self._build["cands"]
+        t_max = max(cands) if cands else int(self.walk_length)
+        if p.fast:
+            return 2 * p.s * p.n_walks * t_max + p.sc * p.n_walks * t_max
+        per = 2 * p.n_walks
+        pairs = p.s * (p.s + 1) // 2
+        sel = min(p.reps, 3) * pairs * per * sum(cands) if cands else 0
+        return sel + p.reps * (pairs + p.sc * p.s) * per * t_max
+
+    def _start_stages(self, st):
+        """Landmarks and per-phase seeds of this attempt (sampled once, then kept)."""
+        if "landmarks" not in st:
+            seeds = dict(zip(_PHASES, st["seed"].spawn(len(_PHASES))))
+            rng = np.random.default_rng(seeds["landmarks"])
+            landmarks = self._sample_landmarks(rng, self._p.s)
+            cluster_landmarks = self._sample_landmarks(rng, self._p.sc)
+            st["landmarks"] = (seeds, landmarks, cluster_landmarks)
+        seeds, landmarks, cluster_landmarks = st["landmarks"]
+        self.landmarks_ = landmarks
+        self.cluster_landmarks_ = cluster_landmarks
+        return seeds, landmarks, cluster_landmarks
+
+    def _chunked_estimates(self, st, name, xs, ys, ids, base, t, label, p=None):
+        """``_estimates`` over the pairs in about 16 pieces, each kept in ``st[name]`` when
+        done (a yield per piece); returns the concatenated estimates via ``st``."""
+        p = p or self._p
+        parts = st.setdefault(name, {})
+        n_pairs = xs.size
+        chunk = max(1, -(-n_pairs // 16))
+        for ci, lo in enumerate(range(0, n_pairs, chunk)):
+            if ci in parts:
+                continue
+            hi = min(n_pairs, lo + chunk)
+            parts[ci] = self._estimates(xs[lo:hi], ys[lo:hi], ids[lo:hi], base, t, p)
+            yield f"{label} {hi}/{n_pairs} pairs", p.reps * (hi - lo) * 2 * p.n_walks * t
+
+    def _batched_stages(self, st, cands):
         g, p = self._g, self._p
-        seeds = dict(zip(_PHASES, seed.spawn(len(_PHASES))))
-        rng = np.random.default_rng(seeds["landmarks"])
-        landmarks = self._sample_landmarks(rng, p.s)
-        cluster_landmarks = self._sample_landmarks(rng, p.sc)
-        per_estimate = 2 * p.n_walks
-        steps = 0
+        seeds, landmarks, cluster_landmarks = self._start_stages(st)
         scores = {}
         if cands:
-            t, scores, sel_steps = self._select_walk_length(landmarks, seeds["walk_length"],
-                                                            cands)
-            steps += sel_steps
+            sel = replace(p, reps=min(p.reps, 3))
+            base = base_words(seeds["walk_length"])
+            iu, ju = np.triu_indices(p.s)
+            for t in cands:
+                scores, stop = st.get("found", ({}, False))
+                if stop:
+                    break
+                if t in scores:
+                    continue
+                name = f"select{t}"
+                yield from self._chunked_estimates(st, name, landmarks[iu], landmarks[ju],
+                                                   np.column_stack([iu, ju]), base, t,
+                                                   f"walk length t={t}", sel)
+                G = _symmetric_from_upper(np.concatenate([st[name][c] for c in
+                                                          sorted(st[name])]), p.s)
+                ratio = _gap_ratio(np.linalg.eigvalsh(g.n / p.s * G)[::-1], p.k)
+                new = {**scores, t: ratio}
+                best = max(new.values())
+                st["found"] = (new, bool(best >= 2 and ratio < best))
+                del st[name]
+            scores = st["found"][0]
+            t = max(scores, key=lambda c: (scores[c], -c))
         else:
             t = int(self.walk_length)
         self.walk_length_ = t
         self.walk_length_scores_ = scores
-        G = self._gram(landmarks, base_words(seeds["gram"]), t)
-        steps += p.reps * (p.s * (p.s + 1) // 2) * per_estimate * t
-        vals, vecs = np.linalg.eigh(g.n / p.s * G)
+        iu, ju = np.triu_indices(p.s)
+        yield from self._chunked_estimates(st, "gram", landmarks[iu], landmarks[ju],
+                                           np.column_stack([iu, ju]), base_words(seeds["gram"]),
+                                           t, f"Gram matrix t={t}")
+        G = _symmetric_from_upper(np.concatenate([st["gram"][c] for c in sorted(st["gram"])]),
+                                  p.s)
+        with _one_blas_thread():
+            vals, vecs = np.linalg.eigh(g.n / p.s * G)
         vals, vecs = vals[::-1], vecs[:, ::-1]
         self.gram_eigenvalues_ = vals
-        self.landmarks_ = landmarks
-        self.cluster_landmarks_ = cluster_landmarks
         if not vals[0] > 0 or vals[p.k - 1] <= _EIG_TOL * vals[0]:
             raise OracleConstructionError(
                 f"the {p.k}-th eigenvalue of the landmark Gram matrix is not positive "
                 f"(eigenvalues {np.round(vals[:p.k + 1], 6).tolist()}): n_clusters too large "
                 f"or the walks of length {t} do not separate clusters.")
         self.eigengap_ = _gap_ratio(vals, p.k)
-        if self.eigengap_ < 2:
+        if self.eigengap_ < 2 and "warned" not in st:
+            st["warned"] = True
             warnings.warn(f"small eigen-gap sigma_k/sigma_(k+1) = {self.eigengap_:.3g} < 2 in "
                           "the landmark Gram matrix: Psi is ill-conditioned; check n_clusters "
-                          "and walk_length.", UserWarning, stacklevel=3)
+                          "and walk_length.", UserWarning, stacklevel=4)
         wk = vecs[:, :p.k]
         self.psi_ = (g.n / p.s) * (wk / vals[:p.k] ** 2) @ wk.T
         # cluster landmarks: alpha_u for every u in S'
         iu = np.repeat(np.arange(p.sc), p.s)
         jl = np.tile(np.arange(p.s), p.sc)
-        alpha = self._estimates(cluster_landmarks[iu], landmarks[jl], np.column_stack([iu, jl]),
-                                base_words(seeds["clusters"]), t).reshape(p.sc, p.s)
-        steps += p.reps * p.sc * p.s * per_estimate * t
+        yield from self._chunked_estimates(st, "alpha", cluster_landmarks[iu], landmarks[jl],
+                                           np.column_stack([iu, jl]),
+                                           base_words(seeds["clusters"]), t,
+                                           "cluster landmarks")
+        alpha = np.concatenate([st["alpha"][c] for c in sorted(st["alpha"])]).reshape(p.sc, p.s)
         self._alpha_cluster = alpha
-        self.walk_steps_fit_ = int(steps)
-        self.walk_steps_per_query_ = int(p.reps * p.s * per_estimate * t)
+        self.walk_steps_fit_ = int(st["steps"])
+        self.walk_steps_per_query_ = int(p.reps * p.s * 2 * p.n_walks * t)
         self._query_base = base_words(seeds["queries"])
         labels, n_comp = self._label_landmarks(alpha, seeds["clusters"])
         self.landmark_labels_ = labels
@@ -559,40 +729,62 @@ class SpectralClusteringOracle(ParamsMixin):
                 f"the similarity graph on {p.sc} cluster landmarks has {n_comp} connected "
                 f"components, expected n_clusters={p.k}{hint}.")
 
-    def _construct_fast(self, seed, cands):
-        """Fast mode: every landmark's walks are drawn once and kept in an inverted index."""
+    def _fast_stages(self, st, cands):
+        """Fast mode: every landmark's walks are drawn once; one sorted index of endpoints.
+
+        Landmark walks (set A: walk ids ``0..R-1``, kept in the index; set B:
+        ids ``R..2R-1``, only for the Gram diagonal) are advanced from one
+        candidate walk length to the next (the Numba engine continues them;
+        only their positions are held), so the search costs the steps of the
+        longest candidate tried.
+        """
         g, p = self._g, self._p
-        seeds = dict(zip(_PHASES, seed.spawn(len(_PHASES))))
-        rng = np.random.default_rng(seeds["landmarks"])
-        landmarks = self._sample_landmarks(rng, p.s)
-        cluster_landmarks = self._sample_landmarks(rng, p.sc)
-        self.landmarks_ = landmarks
-        self.cluster_landmarks_ = cluster_landmarks
+        seeds, landmarks, cluster_landmarks = self._start_stages(st)
         ts = list(cands) if cands else [int(self.walk_length)]
-        base = base_words(seeds["gram"])
         r = p.n_walks
-        # set A (kept) and set B (only for the Gram diagonal): walk ids 2w and 2w + 1.
-        # Candidates one at a time (only one index held), stopping at the first decrease
-        # of the gap ratio once a ratio of at least 2 was seen, as in the batched mode.
-        steps = 0
-        held = 0
-        scores, best = {}, None
+        keys = derive_keys(base_words(seeds["gram"]), np.column_stack([landmarks,
+                                                                      np.arange(p.s)]))
+        rows = max(1, _WALK_ROWS_CHUNK // (2 * r))
+        chunks = [(lo, min(p.s, lo + rows)) for lo in range(0, p.s, rows)]
+        advancing = self.backend == "numba" and g.has_csr
+        pos = st.setdefault("positions", {})
         for t in ts:
-            ends = vertex_walks(g, landmarks, base, 0, 2 * r, [t], tags=np.arange(p.s),
-                                backend=self.backend, n_jobs=self.n_jobs).reshape(p.s, r, 2)
-            steps += p.s * 2 * r * t
-            index = LandmarkIndex(ends[:, :, 0], r)
-            G = index.gram_counts(ends[:, :, 1]) / float(r * r)
-            held = max(held, ends.size + index.words + (best[1].words if best else 0))
-            del ends
-            vals, vecs = np.linalg.eigh(g.n / p.s * G)
-            vals, vecs = vals[::-1], vecs[:, ::-1]
-            scores[t] = _gap_ratio(vals, p.k)
-            if best is None or scores[t] > scores[best[0]]:
-                best = (t, index, vals, vecs)
-            elif scores[best[0]] >= 2:
+            scores, best, stop = st.get("found", ({}, None, False))
+            if stop:
                 break
-        t, index, vals, vecs = best
+            if t in scores:
+                continue
+            for ci, (lo, hi) in enumerate(chunks):
+                step0, arr = pos.get(ci, (0, None))
+                if step0 == t:
+                    continue
+                new = walk_rows(g, landmarks[lo:hi], keys[lo:hi], 0, 2 * r, t,
+                                out=None if arr is None else arr.copy(), step0=step0,
+                                backend=self.backend, n_jobs=self.n_jobs)
+                pos[ci] = (t, new)
+                yield f"landmark walks t={t}", (hi - lo) * 2 * r * (t - step0 if advancing
+                                                                    else t)
+            index = LandmarkIndex([pos[ci][1][:, :r] for ci in range(len(chunks))], r)
+            G = np.zeros((p.s, p.s))
+            for ci, (lo, hi) in enumerate(chunks):
+                G[lo:hi] = index.collision_counts(pos[ci][1][:, :r])
+                diag = index.collision_counts(pos[ci][1][:, r:])
+                G[np.arange(lo, hi), np.arange(lo, hi)] = diag[np.arange(hi - lo),
+                                                              np.arange(lo, hi)]
+            G /= float(r * r)
+            with _one_blas_thread():
+                vals, vecs = np.linalg.eigh(g.n / p.s * G)
+            vals, vecs = vals[::-1], vecs[:, ::-1]
+            ratio = _gap_ratio(vals, p.k)
+            new_scores = {**scores, t: ratio}
+            if best is None or ratio > new_scores[best[0]]:
+                best, stop = (t, index, vals, vecs), False
+            else:
+                stop = new_scores[best[0]] >= 2
+            st["found"] = (new_scores, best, stop)
+            yield f"Gram matrix t={t}", 0
+        st.pop("positions", None)  # landmark walks are no longer needed
+        scores, (t, index, vals, vecs), _ = st["found"]
         self.walk_length_ = t
         self.walk_length_scores_ = scores if cands else {}
         self.gram_eigenvalues_ = vals
@@ -602,24 +794,35 @@ class SpectralClusteringOracle(ParamsMixin):
         if not vals[0] > 0 or vals[p.k - 1] <= _EIG_TOL * vals[0]:
             raise _refusal(f"the {p.k}-th eigenvalue of the landmark Gram matrix is not "
                            f"positive at walk length {t}: no cluster structure at "
-                           f"n_clusters={p.k} ({diag}; {steps} walk steps spent).", vals,
-                           None, steps)
-        if self.eigengap_ < 2:
+                           f"n_clusters={p.k} ({diag}; {st['steps']} walk steps spent).", vals,
+                           None, st["steps"])
+        if self.eigengap_ < 2 and "warned" not in st:
+            st["warned"] = True
             warnings.warn(f"small eigen-gap sigma_k/sigma_(k+1) = {self.eigengap_:.3g} < 2 in "
                           "the landmark Gram matrix: Psi is ill-conditioned; check n_clusters "
-                          "and walk_length.", UserWarning, stacklevel=3)
+                          "and walk_length.", UserWarning, stacklevel=4)
         wk = vecs[:, :p.k]
         self.psi_ = (g.n / p.s) * (wk / vals[:p.k] ** 2) @ wk.T
-        # cluster landmarks: fresh walks against the stored landmark walks
-        cend = vertex_walks(g, cluster_landmarks, base_words(seeds["clusters"]), 0, r, [t],
-                            tags=np.arange(p.sc), backend=self.backend, n_jobs=self.n_jobs)[0]
-        steps += p.sc * r * t
-        alpha = index.collision_counts(cend) / float(r * r)
+        # cluster landmarks: fresh walks against the stored landmark walks, a chunk at a time
+        ckeys = derive_keys(base_words(seeds["clusters"]),
+                            np.column_stack([cluster_landmarks, np.arange(p.sc)]))
+        parts = st.setdefault("alpha", {})
+        rows = max(1, _WALK_ROWS_CHUNK // r)
+        for ci, lo in enumerate(range(0, p.sc, rows)):
+            if ci in parts:
+                continue
+            hi = min(p.sc, lo + rows)
+            ends = walk_rows(g, cluster_landmarks[lo:hi], ckeys[lo:hi], 0, r, t,
+                             backend=self.backend, n_jobs=self.n_jobs)
+            parts[ci] = index.collision_counts(ends) / float(r * r)
+            del ends
+            yield f"cluster landmarks {hi}/{p.sc}", (hi - lo) * r * t
+        alpha = np.concatenate([parts[c] for c in sorted(parts)])
         self._alpha_cluster = alpha
         self._index = index
         labels, n_comp = self._label_landmarks(alpha, seeds["clusters"])
         self.landmark_labels_ = labels
-        self.walk_steps_fit_ = int(steps)
+        self.walk_steps_fit_ = int(st["steps"])
         self.walk_steps_per_query_ = int(r * t)
         self._query_base = base_words(seeds["queries"])
         if n_comp != p.k:
@@ -630,41 +833,39 @@ class SpectralClusteringOracle(ParamsMixin):
                 f"the similarity graph on {p.sc} cluster landmarks has {n_comp} connected "
                 f"components (sizes {sizes}), expected n_clusters={p.k}{hint}; {diag}; "
                 f"{self.walk_steps_fit_} walk steps spent.", vals, sizes, self.walk_steps_fit_)
-        # per-endpoint cluster scores: mean over a query's walks of H[endpoint] is
-        # alpha_x^T Psi (mean alpha_u over the component's landmarks)
+        # per-landmark weights of a walk's cluster scores: the mean over a query's walks of
+        # sum_j c_j(endpoint) W[j] is alpha_x^T Psi (mean alpha_u over the component)
         means = np.stack([alpha[labels == c].mean(axis=0) for c in range(p.k)], axis=1)
-        H = np.asarray(index.counts @ (self.psi_ @ means)) / float(r)
-        self._scores = H
+        self._weights = (self.psi_ @ means) / float(r)
         # range of one walk's score (and score difference) over every possible endpoint,
-        # including those no landmark walk reached (score 0); one column at a time
-        rng_ = np.zeros((p.k, p.k))
-        for a in range(p.k):
-            for b in range(p.k):
-                col = H[:, a] - H[:, b] if a != b else H[:, a]
-                rng_[a, b] = max(col.max(initial=0.0), 0.0) - min(col.min(initial=0.0), 0.0)
-        self._score_range = rng_
-        self.index_words_ = index.words + H.size
-        self.peak_memory_words_ = int(max(held, index.words + p.sc * r) + 2 * p.s * p.s
-                                      + p.s * p.sc + H.size + 3 * (p.s + p.sc))
+        # including those no landmark walk reached (score 0)
+        self._score_range = index.score_range(self._weights)
+        self.index_words_ = index.words + self._weights.size
+        self.peak_memory_words_ = int(2 * p.s * r + 2 * index.words + 2 * p.s * p.s
+                                      + p.s * p.sc + 3 * (p.s + p.sc))
         self.walk_buffer_words_ = int(index.words)
         self.query_memory_words_ = int(2 * r + p.s + p.k)
         qmax = self.max_query_walks
         self.max_query_walks_ = int(qmax) if qmax is not None else 32 * r
+
+    def _query_walks(self, vertices, first, count):
+        """Positions of query walks ``first..first+count-1`` (keyed by the vertex only)."""
+        keys = derive_keys(self._query_base,
+                           np.column_stack([vertices, np.zeros(vertices.size, dtype=np.int64)]))
+        return walk_rows(self._g, vertices, keys, first, count, self.walk_length_,
+                         backend=self.backend, n_jobs=self.n_jobs)
 
     def _fast_moments(self, vertices, which, first, count, s1, s2):
         """Add the cluster scores of walks ``first..first+count-1`` of ``vertices[which]``
         to the running sums ``s1`` (scores) and ``s2`` (products), in chunks of at most
         ``_QUERY_CHUNK_WALKS`` walks, so memory does not grow with the number of queries."""
         per = max(1, _QUERY_CHUNK_WALKS // max(count, 1))
+        k = self._p.k
         for lo in range(0, which.size, per):
             idx = which[lo:lo + per]
-            ends = vertex_walks(self._g, vertices[idx], self._query_base, first, count,
-                                [self.walk_length_], backend=self.backend,
-                                n_jobs=self.n_jobs)[0]
-            rows = self._index.lookup(ends.ravel()).reshape(ends.shape)
-            z = np.zeros(ends.shape + (self._p.k,))
-            hit = rows >= 0
-            z[hit] = self._scores[rows[hit]]
+            ends = self._query_walks(vertices[idx], first, count)
+            z = self._index.walk_scores(ends, self._weights).reshape(idx.size, count, k)
+            del ends
             s1[idx] += z.sum(axis=1)
             s2[idx] += np.einsum("qwc,qwd->qcd", z, z)
 
@@ -770,27 +971,6 @@ class SpectralClusteringOracle(ParamsMixin):
         labels = np.array([order.index(c) for c in raw], dtype=np.int64)
         return labels, len(order)
 
-    def _select_walk_length(self, landmarks, seed, cands):
-        """Eigen-gap rule: the candidate ``t`` maximising ``sigma_k / sigma_(k+1)``.
-
-        Candidates are tried in increasing order with ``min(n_repeats, 3)``
-        repeats; the search stops at the first decrease once a ratio of at
-        least 2 has been seen (longer walks only lose signal).
-        """
-        g, p = self._g, self._p
-        sel = replace(p, reps=min(p.reps, 3))
-        base = base_words(seed)
-        scores, steps = {}, 0
-        for t in cands:
-            G = self._gram(landmarks, base, t, sel)
-            steps += sel.reps * (p.s * (p.s + 1) // 2) * 2 * p.n_walks * t
-            scores[t] = _gap_ratio(np.linalg.eigvalsh(g.n / p.s * G)[::-1], p.k)
-            best = max(scores.values())
-            if best >= 2 and scores[t] < best:
-                break
-        t = max(scores, key=lambda c: (scores[c], -c))
-        return t, scores, steps
-
     # ------------------------------------------------------------------ queries
     def _alpha(self, vertices):
         p = self._p
@@ -798,15 +978,26 @@ class SpectralClusteringOracle(ParamsMixin):
         if q == 0:
             return np.zeros((0, p.s))
         if p.fast:
-            ends = vertex_walks(self._g, vertices, self._query_base, 0, p.n_walks,
-                                [self.walk_length_], backend=self.backend,
-                                n_jobs=self.n_jobs)[0]
-            return self._index.collision_counts(ends) / float(p.n_walks) ** 2
+            out = np.empty((q, p.s))
+            per = max(1, _QUERY_CHUNK_WALKS // p.n_walks)
+            for lo in range(0, q, per):
+                ends = self._query_walks(vertices[lo:lo + per], 0, p.n_walks)
+                out[lo:lo + per] = self._index.collision_counts(ends) / float(p.n_walks) ** 2
+            return out
         xs = np.repeat(vertices, p.s)
         jl = np.tile(np.arange(p.s), q)
         z = self._estimates(xs, self.landmarks_[jl], np.column_stack([xs, jl]),
                             self._query_base, self.walk_length_)
         return z.reshape(q, p.s)
+
+    def _check_fitted(self):
+        super()._check_fitted()
+        state = getattr(self, "build_state_", "complete")
+        if state != "complete":
+            raise NotFittedError(
+                f"the oracle build is {state} (stopped after stage {self.build_stage_!r}): it "
+                "cannot answer queries. Call resume() to finish a partial build, or fit "
+                "again.")
 
     def _check_vertices(self, vertices, name="vertices"):
         self._check_fitted()
@@ -925,6 +1116,27 @@ def _refusal(message, eigenvalues, component_sizes, walk_steps):
     exc.eigenvalues = eigenvalues
     exc.component_sizes = component_sizes
     return exc
+
+
+_BLAS = []
+
+
+def _one_blas_thread():
+    """Context running BLAS on one thread: the small eigenproblems here take ~0.1 s
+    instead of ~0.3 ms when several BLAS threads wait for busy cores. The controller is
+    made once (building it scans the loaded libraries)."""
+    if not _BLAS:
+        _BLAS.append(ThreadpoolController())
+    return _BLAS[0].limit(limits=1, user_api="blas")
+
+
+def _symmetric_from_upper(z, s):
+    """``s x s`` symmetric matrix from its upper triangle in ``np.triu_indices`` order."""
+    iu, ju = np.triu_indices(s)
+    G = np.zeros((s, s))
+    G[iu, ju] = z
+    G[ju, iu] = z
+    return G
 
 
 def _gap_ratio(eigenvalues, k):

@@ -231,3 +231,32 @@ def test_keys_depend_only_on_ids():
     assert len({tuple(r) for r in k.tolist()}) == 3
     with pytest.raises(ValueError, match="ids"):
         derive_keys(base, np.array([[-1]]))
+
+
+@pytest.mark.numba
+@settings(deadline=None, max_examples=20)
+@given(A=small_graphs(), seed=st.integers(0, 2**16), t0=st.integers(0, 6),
+       t1=st.integers(0, 6), weighted=st.booleans())
+def test_advance_kernel_continues_walks_exactly(A, seed, t0, t1, weighted):
+    """Walks stopped after t0 steps and continued for t1 more sit where walks run from the
+    start for t0 + t1 steps are (the reference reruns them), weighted or not, on int32
+    positions, with the walk ids starting at an offset and a partial GROUP. Planted defect
+    (continued walks reuse the draws of steps 1, 2, ... instead of step0 + 1, ...): fails."""
+    from statlearn.cluster._kernels import advance_walks_kernel, advance_walks_reference
+
+    if weighted:
+        B = sp.csr_array(A, copy=True)
+        B.data = np.random.default_rng(seed).uniform(0.5, 2.0, B.nnz)
+        A = (B + B.T) / 2
+        if A.nnz == 0:
+            return
+    g = as_graph_access(A, weighted=weighted)
+    cumw = g.weights if weighted else np.zeros(0)
+    d = float(g.max_weight) if weighted else float(g.max_degree)
+    keys = derive_keys(base_words(np.random.SeedSequence(seed)), np.arange(3))
+    starts = np.random.default_rng(seed).integers(0, g.n, size=(3, GROUP + 3))
+    pos = starts.astype(np.int32)
+    advance_walks_kernel(g.indptr, g.indices, cumw, d, pos, keys, 5, 0, t0)
+    advance_walks_kernel(g.indptr, g.indices, cumw, d, pos, keys, 5, t0, t1)
+    ref = advance_walks_reference(g.indptr, g.indices, cumw, d, starts, keys, 5, t0, t1)
+    np.testing.assert_array_equal(pos, ref)
