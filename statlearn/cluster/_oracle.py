@@ -841,8 +841,13 @@ class SpectralClusteringOracle(ParamsMixin):
         # including those no landmark walk reached (score 0)
         self._score_range = index.score_range(self._weights)
         self.index_words_ = index.words + self._weights.size
-        self.peak_memory_words_ = int(2 * p.s * r + 2 * index.words + 2 * p.s * p.s
-                                      + p.s * p.sc + 3 * (p.s + p.sc))
+        # words held at once (sequential count; positions and endpoints one word each):
+        # search = the 2 s R walk positions, the current and the best index (one when a
+        # single length is tried), the Gram matrix and its eigenvectors; clusters = the
+        # kept index, one chunk of cluster-landmark walks, Psi and the alpha rows
+        search = 2 * p.s * r + (1 if len(scores) == 1 else 2) * index.words + 2 * p.s * p.s
+        clusters = index.words + min(p.sc, rows) * r + p.s * p.s + p.s * p.sc
+        self.peak_memory_words_ = int(max(search, clusters) + p.s * p.k + 3 * (p.s + p.sc))
         self.walk_buffer_words_ = int(index.words)
         self.query_memory_words_ = int(2 * r + p.s + p.k)
         qmax = self.max_query_walks
