@@ -13,7 +13,8 @@ Usage (from the repository root)::
 
     python mutation/run.py                      # every module in modules.toml
     python mutation/run.py conformal._quantile  # selected modules
-    python mutation/run.py --keep ...           # reuse earlier results (incremental)
+    python mutation/run.py --keep ...           # keep the killed mutants' verdicts and
+                                                # test the others again (incremental)
     python mutation/run.py --baseline ...       # without the mutant-killing tests
     python mutation/run.py --max-children 2 ... # parallel mutant workers
     python mutation/run.py --sample 100 --sample-seed 0 conformal._scores
@@ -183,6 +184,18 @@ def run_module(name, spec, *, max_children, nice, keep, timeout, baseline, sampl
         if not todo:
             return
         cmd += todo
+    elif keep and report.exit_codes(ws, spec) is not None:
+        # mutmut itself reruns only untested mutants; name the survivors too, so that
+        # new tests get their chance (killed mutants keep their verdict)
+        names = generate_mutants(ws, spec, env)
+        codes = report.exit_codes(ws, spec) or {}
+        todo = [k for k in names if codes.get(k) not in report.KILLED]
+        print(f"== {name}: {len(names) - len(todo)} of {len(names)} mutants already killed, "
+              f"{len(todo)} to test", flush=True)
+        if not todo:
+            return
+        if len(todo) < len(names):
+            cmd += todo
     log = ws / "mutmut.log"
     limit = timeout if timeout is not None else spec.get("timeout", 3600)
     print(f"== {name}: {spec['path']} against {' '.join(tests)} "
@@ -211,7 +224,7 @@ def main(argv=None):
     parser.add_argument("--nice", type=int, default=19,
                         help="niceness of the mutmut processes (0: no nice)")
     parser.add_argument("--keep", action="store_true",
-                        help="keep earlier mutmut results and test only what is new")
+                        help="keep the verdicts of killed mutants and test the others again")
     parser.add_argument("--timeout", type=int, default=None,
                         help="time box per module in seconds (default: modules.toml)")
     parser.add_argument("--baseline", action="store_true",

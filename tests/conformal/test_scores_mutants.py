@@ -14,6 +14,7 @@ parameters, for the NumPy path and the array-API reference path
 from __future__ import annotations
 
 import re
+import warnings
 
 import array_api_compat.numpy as np_xp
 import numpy as np
@@ -430,3 +431,65 @@ def test_threshold_that_is_not_a_number_is_a_value_error():
     # integer thresholds are numbers like any other
     np.testing.assert_array_equal(socop_sets(np.array([[0.6, 0.4]]), 0.1, 1),
                                   socop_scores(np.array([[0.6, 0.4]]), 0.1) <= 1.0)
+
+
+def test_bad_probabilities_are_named_proba():
+    for bad, pattern in [([[0.5, -0.1, 0.6]], r"proba must be non-negative; found a negative "
+                                               r"entry\."),
+                         ([[0.5, np.nan, 0.5]], r"proba must not contain NaN or infinite values\."),
+                         ([0.5, 0.5], r"proba must be a 2-D array, got shape \(2,\)\.")]:
+        for func in (lac_scores, label_ranks, topk_scores, aps_scores):
+            _raises(lambda f=func, b=bad: f(np.asarray(b, dtype=float)), pattern)
+        _raises(lambda b=bad: socop_scores(np.asarray(b, dtype=float), 0.1), pattern)
+        _raises(lambda b=bad: socop_sets(np.asarray(b, dtype=float), 0.1, 1.0), pattern)
+
+
+def test_a_single_label():
+    # K = 1: the only label has probability 1; SOCOP score lam / 1 at k0 >= 1
+    p = np.ones((3, 1))
+    np.testing.assert_allclose(socop_scores(p, 0.1), np.full((3, 1), 0.1))
+    np.testing.assert_array_equal(socop_sets(p, 0.1, 0.5), np.ones((3, 1), dtype=bool))
+    np.testing.assert_array_equal(socop_sets(p, 0.1, 0.05), np.zeros((3, 1), dtype=bool))
+    np.testing.assert_array_equal(socop_sets(p, 0.1, np.inf), np.ones((3, 1), dtype=bool))
+    for u in (None, np.full(3, 0.5)):
+        np.testing.assert_array_equal(_aps_sets(p, u, np.array([0.9]), 0.0, 0, np_xp),
+                                      np.ones((3, 1), dtype=bool))
+    # randomised with u = 0.5: score 0.5 > 0.4, so the label is out
+    np.testing.assert_array_equal(_aps_sets(p, np.full(3, 0.5), np.array([0.4]), 0.0, 0, np_xp),
+                                  np.zeros((3, 1), dtype=bool))
+
+
+def test_sets_are_boolean_arrays():
+    for q in (0.5, np.inf, [np.inf] * K, [0.5] * K):
+        assert socop_sets(P, 0.1, q).dtype == np.bool_
+    assert _socop_sets(P, 0.1, 1, np.full(K, np.inf), np_xp).dtype == np.bool_
+
+
+def test_subnormal_probabilities_overflow_to_infinity_silently():
+    # lam / p overflows to +inf for a subnormal p: documented, and without a warning
+    p = np.array([[1.0 - 1e-320, 1e-320, 0.0], [1.0, 5e-324, 0.0]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with np.errstate(all="warn"):
+            got = socop_scores_reference(p, 0.1, 1)
+    assert np.isfinite(got[:, 0]).all() and np.isinf(got[:, 1:]).all()
+
+
+def test_array_api_per_label_thresholds_as_a_list_and_scalar_uniforms():
+    lam = 0.3
+    scores = np.array([_socop_brute(list(r), lam, 1) for r in P])
+    qs = [0.5, 1.0, 2.0, 4.0]
+    got = socop_sets(xps.asarray(P), lam, qs)
+    np.testing.assert_array_equal(np.asarray(got), scores <= np.array(qs)[None, :])
+    # a scalar uniform with array-API probabilities is validated like any other
+    _raises(lambda: aps_scores(xps.asarray(P), u=1.5), r"u must hold values in \[0, 1\]\.")
+    want = np.array([_aps_row(r, 0.25) for r in P])
+    np.testing.assert_allclose(np.asarray(aps_scores(xps.asarray(P), u=0.25)), want, atol=1e-14)
+
+
+def test_array_api_float32_rows_with_k0_at_least_k():
+    expected = np.array([_socop_brute(list(r), 0.2, 5) for r in P])
+    s32 = socop_scores(xps.asarray(P.astype(np.float32)), 0.2, k0=5)
+    assert s32.dtype == xps.float32
+    fin = np.isfinite(expected)
+    np.testing.assert_allclose(np.asarray(s32)[fin], expected[fin], rtol=1e-5)
