@@ -427,13 +427,17 @@ def test_guo_objective_perturbation_and_budget():
     est.unlearn([0])
     assert est.unlearn_report_.fallback is True
     assert est.unlearn_report_.sigma == pytest.approx(guo_noise_std(1e-12, 0.75, 1e-5))
-    # removing everything leaves the minimiser of the perturbed penalty
-    est = NewtonUnlearner(mechanism="guo", fit_intercept=False, random_state=0).fit(X, y)
+    # removing everything leaves the minimiser of the perturbed penalty, -shift / alpha
+    est = NewtonUnlearner(mechanism="guo", alpha=2.0, fit_intercept=False,
+                          random_state=0).fit(X, y)
     shift = est._shift.copy()
+    assert np.asarray(shift).shape == (4,)  # one perturbation per coefficient
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UnlearningWarning)
         est.unlearn(np.arange(100))
-    np.testing.assert_allclose(est.coef_, -shift / 1.0)
+    np.testing.assert_allclose(est.coef_, -shift / 2.0)
+    rep = est.unlearn_report_
+    assert rep.certified is True and rep.newton_residual_norm == 0.0
 
 
 # ------------------------------------------------------------------ retrained reference
@@ -600,7 +604,11 @@ def test_guo_certificate_divides_by_alpha_and_removing_everything():
     est.unlearn([0])
     rep = est.unlearn_report_
     assert rep.delta_cert == pytest.approx(rep.newton_residual_norm / 2.0, rel=1e-12)
-    assert rep.hessian in ("stored", "direct") and rep.fallback is False
+    assert rep.hessian == "stored" and rep.fallback is False
+    # assume_optimal: the removed rows' gradient only, also for the Guo mechanism
+    opt = NewtonUnlearner(mechanism="guo", alpha=2.0, fit_intercept=False, assume_optimal=True,
+                          random_state=0).fit(X, y).unlearn([0])
+    np.testing.assert_allclose(opt.coef_, est.coef_, rtol=1e-5, atol=1e-8)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UnlearningWarning)
         est.unlearn(np.arange(1, 60))
@@ -621,8 +629,9 @@ def test_guo_accumulates_the_residual_bound_and_retrains_over_budget():
     # the logistic loss) to the running bound; retrain with a fresh perturbation when it
     # exceeds the budget. The bound is recomputed here from the released states.
     X, y, _ = make_glm_data(60, 3, random_state=2)
+    X = 4.0 * X  # ||X||_2 is about 4: a bound with ||X|| misplaced is 16 times off
     y = y.astype(float)
-    budget = 2e-3
+    budget = 3e-2
     # the direct Hessian at the current state (the stored one is the fit point's)
     est = NewtonUnlearner(mechanism="guo", noise_scale=budget, fit_intercept=False,
                           store_hessian=False, random_state=0).fit(X, y)
@@ -642,6 +651,7 @@ def test_guo_accumulates_the_residual_bound_and_retrains_over_budget():
             acc = 0.0
             new_shift = np.asarray(est._shift)
             assert not np.allclose(new_shift, shift)  # a fresh perturbation
+            assert new_shift.shape == (3,)
             # the retrained model minimises the newly perturbed objective, not the plain one
             assert np.linalg.norm(_guo_step(est.coef_, X[keep], y[keep], 1.0, new_shift)) < 1e-8
             assert np.linalg.norm(_guo_step(est.coef_, X[keep], y[keep], 1.0, 0 * shift)) > 1e-6
@@ -784,3 +794,74 @@ def test_a_failed_retained_factorisation_is_named(logistic, monkeypatch):
     with pytest.warns(RuntimeWarning, match=r"^Cholesky factorisation of the retained Hessian "
                                             r"failed; retrying with diagonal jitter"):
         est.unlearn([0])
+
+
+def test_guo_retraining_honours_tol_and_max_iter():
+    X, y, _ = make_glm_data(60, 3, random_state=2)
+    y = y.astype(float)
+    # max_iter = 1: the retrain is one Newton step from zero on the newly perturbed objective
+    est = NewtonUnlearner(mechanism="guo", noise_scale=1e-9, fit_intercept=False, max_iter=1,
+                          random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est.fit(X, y).unlearn([0])
+    assert est.unlearn_report_.fallback
+    shift = np.asarray(est._shift)
+    want = -_guo_step(np.zeros(3), X[1:], y[1:], 1.0, shift)
+    np.testing.assert_allclose(est.coef_, want, rtol=1e-9, atol=1e-12)
+    # a tolerance so loose that zero already meets it: the retrain returns zero
+    est = NewtonUnlearner(mechanism="guo", noise_scale=1e-9, fit_intercept=False, tol=1e3,
+                          random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est.fit(X, y).unlearn([0])
+    assert est.unlearn_report_.fallback
+    np.testing.assert_array_equal(est.coef_, np.zeros(3))
+
+
+def test_intercept_edge_counts():
+    X = np.array([[0.1], [0.2], [0.3], [0.4], [0.5]])
+    # one positive left among the kept rows: the intercept still has a minimiser
+    est = NewtonUnlearner(noise=None).fit(X, np.array([1, 0, 1, 0, 0]))
+    est.unlearn([0])
+    z = X[1:, 0] * est.coef_[0] + est.intercept_
+    assert np.sum(_sigmoid(z)) == pytest.approx(1.0, abs=1e-12)
+    # only positives left: no minimiser
+    est = NewtonUnlearner(noise=None).fit(X, np.array([1, 1, 0, 1, 1]))
+    _raises(lambda: est.unlearn([2]),
+            r"the rows still kept hold a single class: the unpenalised intercept has no "
+            r"minimiser \(use fit_intercept=False\)\.")
+    # Poisson counts summing to 1 are enough
+    est = NewtonUnlearner(loss="poisson", noise=None).fit(X, np.array([0.0, 1.0, 0.0, 2.0, 0.0]))
+    est.unlearn([3])
+    z = X[[0, 1, 2, 4], 0] * est.coef_[0] + est.intercept_
+    assert np.sum(np.exp(z)) == pytest.approx(1.0, rel=1e-12)
+    # removing every row: no data for the intercept, which is released as 0
+    est = NewtonUnlearner(noise=None).fit(X, np.array([1, 0, 1, 0, 0]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UnlearningWarning)
+        est.unlearn(np.arange(5))
+    assert est.intercept_ == 0.0 and np.all(est.coef_ == 0.0)
+
+
+def test_logistic_intercept_root_is_tight():
+    X, y, _ = make_glm_data(70, 3, random_state=6)
+    est = NewtonUnlearner(noise_scale=0.5, random_state=2).fit(X, y).unlearn([0, 1])
+    z = X[2:] @ est.coef_ + est.intercept_
+    # the profiled intercept solves sum expit(z + b) = sum y to rounding
+    assert abs(np.sum(_sigmoid(z)) - y[2:].sum()) < 1e-12
+
+
+def test_array_api_predictions_stay_in_their_namespace():
+    xps = pytest.importorskip("array_api_strict")
+    X, y, _ = make_glm_data(30, 2, loss="squared", random_state=0)
+    est = NewtonUnlearner(loss="squared", noise=None).fit(xps.asarray(X), xps.asarray(y))
+    pred = est.predict(xps.asarray(X))
+    assert isinstance(pred, type(xps.asarray(X)))
+    ref = NewtonUnlearner(loss="squared", noise=None).fit(X, y)
+    np.testing.assert_allclose(np.asarray(pred), ref.predict(X), rtol=1e-10)
+    # one row is enough for the squared loss; zero rows are refused
+    one = NewtonUnlearner(loss="squared", noise=None).fit(xps.asarray(X[:1]), xps.asarray(y[:1]))
+    assert np.asarray(one.predict(xps.asarray(X[:1]))).shape == (1,)
+    _raises(lambda: NewtonUnlearner(loss="squared").fit(xps.asarray(X[:0]), xps.asarray(y[:0])),
+            r"X must have at least one row and column, got \(0, 2\)\.")
