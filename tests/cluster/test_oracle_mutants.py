@@ -726,6 +726,7 @@ def test_weighted_walks_in_fast_mode_and_result_dtypes():
         .fit(two_cliques(5)).query([])
     assert empty.labels.dtype == empty.n_walks.dtype == np.int64
     assert empty.scores.shape == (0, 2) and empty.certified.dtype == bool
+    assert empty.error_rate == 0.1
 
 
 def test_walk_length_search_details():
