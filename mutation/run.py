@@ -97,6 +97,10 @@ def prepare_workspace(ws, spec, keep, tests):
         + _toml_list(["--hypothesis-seed=0", "-p", "no:cacheprovider",
                       *spec.get("pytest_args", [])]),
         "use_git_change_detection = false",
+        # a mutant is killed by timeout after (estimated test time + 1 s) * 2 * this
+        # many CPU seconds (mutmut's default 15; lower it where mutants that hand
+        # other dtypes to Numba recompile its kernels for minutes)
+        f"timeout_multiplier = {float(spec.get('timeout_multiplier', 15.0))}",
         "",
     ])
     (ws / "pyproject.toml").write_text(pyproject + config, encoding="utf-8")
