@@ -865,3 +865,63 @@ def test_array_api_predictions_stay_in_their_namespace():
     assert np.asarray(one.predict(xps.asarray(X[:1]))).shape == (1,)
     _raises(lambda: NewtonUnlearner(loss="squared").fit(xps.asarray(X[:0]), xps.asarray(y[:0])),
             r"X must have at least one row and column, got \(0, 2\)\.")
+
+
+@pytest.mark.parametrize("intercept", [True, False])
+def test_retrained_reference_adds_the_mechanism_noise_from_the_seeded_stream(intercept):
+    # the reference mechanism is beta_hat_{-M} + b with b = draw_noise(noise, r, epsilon, p)
+    # drawn from the given seed (the public noise sampler, tested on its own)
+    from statlearn.unlearning import draw_noise
+
+    X, y, _ = make_glm_data(50, 3, loss="squared", random_state=7)
+    est = NewtonUnlearner(loss="squared", alpha=0.5, fit_intercept=intercept).fit(X, y)
+    Z = _design(X, intercept)
+    p = Z.shape[1]
+    for removed, m in (([4, 9], 2), ([], 1)):
+        keep = np.setdiff1d(np.arange(50), removed)
+        theta = _solve(Z[keep], y[keep], "squared", _pen(p, 0.5, intercept))
+        r = _radius(50, m, 0.5)
+        b = draw_noise("gaussian", r, 0.75, 3, n_draws=4, random_state=11)
+        got = est.retrain_reference(removed, add_noise=True, n_draws=4, random_state=11)
+        np.testing.assert_allclose(got[:, :3], theta[:3] + b, rtol=1e-9, atol=1e-12)
+        if intercept:
+            for row in got:
+                assert row[3] == pytest.approx(
+                    _profiled(row[:3], X[keep], y[keep], "squared"), abs=1e-10)
+        one = est.retrain_reference(removed, add_noise=True, random_state=11)
+        np.testing.assert_allclose(one[:3], theta[:3] + b[0], rtol=1e-9, atol=1e-12)
+
+
+def test_singular_retrained_reference():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(5, 8))
+    y = rng.normal(size=5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = NewtonUnlearner(loss="squared", alpha=0.0, allow_singular=True, noise=None,
+                              fit_intercept=False).fit(X, y)
+        ref = est.retrain_reference([0])
+    np.testing.assert_allclose(X[1:] @ ref, y[1:], atol=1e-8)
+
+
+def test_a_zero_linear_predictor_predicts_the_first_class():
+    X, y, _ = make_glm_data(40, 3, random_state=0)
+    est = NewtonUnlearner(fit_intercept=False, noise=None).fit(X, np.where(y == 1, "b", "a"))
+    # like scikit-learn's LogisticRegression: class 1 only when x^T beta > 0
+    np.testing.assert_array_equal(est.predict(np.zeros((2, 3))), ["a", "a"])
+    np.testing.assert_allclose(est.predict_proba(np.zeros((1, 3))), [[0.5, 0.5]])
+
+
+def test_array_api_poisson_predictions_and_reference_noise():
+    xps = pytest.importorskip("array_api_strict")
+    X, y, _ = make_glm_data(40, 2, loss="poisson", random_state=0)
+    est = NewtonUnlearner(loss="poisson", noise=None).fit(xps.asarray(X), xps.asarray(y))
+    ref = NewtonUnlearner(loss="poisson", noise=None).fit(X, y)
+    pred = est.predict(xps.asarray(X))
+    assert isinstance(pred, type(xps.asarray(X)))
+    np.testing.assert_allclose(np.asarray(pred), ref.predict(X), rtol=1e-9)
+    noisy = NewtonUnlearner(loss="squared").fit(xps.asarray(X), xps.asarray(y.astype(float)))
+    plain = NewtonUnlearner(loss="squared").fit(X, y.astype(float))
+    np.testing.assert_allclose(noisy.retrain_reference([0], add_noise=True, random_state=2),
+                               plain.retrain_reference([0], add_noise=True, random_state=2),
+                               rtol=1e-9)
