@@ -772,3 +772,20 @@ def test_which_cluster_with_force():
     assert o.which_cluster(0) == -1
     assert o.which_cluster(0, force=True) == 1
     np.testing.assert_array_equal(o.predict(np.arange(10)), ref.predict(np.arange(10)))
+
+
+def test_fast_single_vertex_queries_and_released_walks():
+    A = two_cliques(5)
+    o = SpectralClusteringOracle(2, random_state=4, **FAST).fit(A)
+    ref = FastReference(A, k=2, s=5, sc=6, R=24, theta=0.05, random_state=4, ts=[3])
+    batch = o.query(np.arange(10))
+    for v in (0, 7):
+        one = o.query([v])
+        np.testing.assert_allclose(one.scores[0], ref.query_means([v])[0], rtol=1e-9,
+                                   atol=1e-12)
+        np.testing.assert_allclose(one.scores[0], batch.scores[v], rtol=1e-12)
+        assert one.n_walks.tolist() == [24]
+        assert o.which_cluster(v) == ref.predict([v])[0] == batch.labels[v]
+    # the landmark walk positions are dropped once the index is built: the fitted
+    # oracle keeps only the index (memory about s R words, not 3 s R)
+    assert "positions" not in o._build["state"] and None not in o._build["state"]
