@@ -789,3 +789,28 @@ def test_fast_single_vertex_queries_and_released_walks():
     # the landmark walk positions are dropped once the index is built: the fitted
     # oracle keeps only the index (memory about s R words, not 3 s R)
     assert "positions" not in o._build["state"] and None not in o._build["state"]
+
+
+def test_fast_kmeans_with_many_cluster_landmarks():
+    from sklearn.cluster import KMeans
+
+    A = two_cliques(5)
+    kw = dict(FAST, n_cluster_landmarks=20, landmark_clustering="kmeans")
+    o = SpectralClusteringOracle(2, random_state=4, **kw).fit(A)
+    ref = FastReference(A, k=2, s=5, sc=20, R=24, theta=0.05, random_state=4, ts=[3])
+    w, V = np.linalg.eigh(ref.psi)
+    top = np.argsort(w)[::-1][:2]
+    emb = ref.alpha @ (V[:, top] * np.sqrt(np.maximum(w[top], 0.0)))
+    emb = emb / np.linalg.norm(emb, axis=1, keepdims=True)
+    rs = int(phase_seeds(4)["clusters"].generate_state(1)[0])
+    raw = KMeans(2, n_init=10, random_state=rs).fit_predict(emb)
+    first = list(dict.fromkeys(raw.tolist()))
+    labels = np.array([first.index(c) for c in raw])
+    np.testing.assert_array_equal(o.landmark_labels_, labels)
+    means = np.stack([ref.alpha[labels == c].mean(axis=0) for c in range(2)], 1)
+    ref.H = ref.CA.T @ ref.psi @ means / 24
+    v = np.arange(10)
+    np.testing.assert_array_equal(o.predict(v), ref.predict(v))
+    # 20 cluster landmarks: the cluster phase (index, their walks, Psi, alpha) sets the peak
+    assert ref.peak == ref.words + 20 * 24 + 25 + 100 + 10 + 75
+    assert o.peak_memory_words_ == ref.peak
