@@ -636,3 +636,111 @@ def test_thresholds_from_scores_refuse_missing_scores():
     assert q.dtype == np.float64 and q.tolist() == [np.inf, np.inf]
     q = thresholds_from_scores([3, 1, 2, 5, 4, 6], [0, 0, 0, 1, 1, 1], 0.5, 2, mondrian=True)
     assert q.tolist() == [2.0, 5.0]  # ceil(4 * 0.5) = 2nd smallest of each class
+
+
+# ------------------------------------------------------------------ written against survivors
+def test_smoothed_sets_are_randomised_where_u_matters():
+    # every table row 60 times: a cell whose p-value range over U straddles alpha
+    # must be in some sets and out of others (one uniform per test row)
+    X = np.repeat(X_TEST, 60, axis=0)
+    s = 1 - TABLE
+    for mondrian, alpha in ((None, 0.2), ("class", 0.3)):
+        clf = _prefit(conformity_score="lac", alpha=alpha, randomized=True, mondrian=mondrian,
+                      random_state=0).fit(X_CAL, Y_CAL)
+        sets = clf.predict_set(X).reshape(9, 60, 3)
+        mixed = 0
+        for k in range(3):
+            own = clf.calib_scores_ if mondrian is None else clf.calib_scores_[Y_CAL == k]
+            a = (own[None, :] > s[:, k:k + 1]).sum(axis=1)
+            t = (own[None, :] == s[:, k:k + 1]).sum(axis=1)
+            lo, hi = a / (own.size + 1), (a + 1 + t) / (own.size + 1)
+            for i in np.flatnonzero((lo < alpha) & (alpha < hi)):
+                # P(in) = P(p > alpha) is strictly between 0 and 1: over 60 rows both occur
+                # unless it is within 0.11 of 0 or 1 (then 0.89^60 < 1e-3)
+                frac = sets[i, :, k].mean()
+                share = (hi[i] - alpha) / (hi[i] - lo[i])
+                if 0.11 < share < 0.89:
+                    assert 0 < frac < 1, (mondrian, i, k)
+                    mixed += 1
+        assert mixed >= 1
+
+
+def test_mondrian_socop_tuning_uses_class_thresholds():
+    rng = np.random.default_rng(4)
+    table = rng.dirichlet(np.full(4, 0.6), size=200)
+    X = np.arange(200, dtype=float)[:, None]
+    y = np.array([rng.choice(4, p=r) for r in table])
+    model = TableModel(table, classes=[0, 1, 2, 3]).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        marg = SplitConformalClassifier(model, prefit=True, alpha=0.2, random_state=0).fit(X, y)
+        cond = SplitConformalClassifier(model, prefit=True, alpha=0.2, mondrian="class",
+                                        random_state=0).fit(X, y)
+    # the same tuning split (same seed), calibrated per class: another curve
+    np.testing.assert_array_equal(marg.calib_labels_, cond.calib_labels_)
+    assert not np.array_equal(marg.lam_selection_.mean_size, cond.lam_selection_.mean_size)
+
+
+def test_raps_k_reg_is_the_conformal_quantile_of_the_tuning_ranks():
+    # identical rows p = (0.4, 0.3, 0.2, 0.1), true-label ranks 1, 2, 3, 4, 4; four tune
+    # points, alpha = 0.4: k_reg is the ceil(5 * 0.6) = 3rd smallest of their ranks,
+    # 3 when a rank-4 point is left for calibration and 4 otherwise
+    table = np.array([[0.4, 0.3, 0.2, 0.1]])
+    X = np.zeros((5, 1))
+    y = np.array([0, 1, 2, 3, 3])
+    model = TableModel(table, classes=[0, 1, 2, 3]).fit(X, y)
+    seen = set()
+    for seed in range(8):
+        clf = SplitConformalClassifier(model, prefit=True, conformity_score="raps",
+                                       randomized_score=False, alpha=0.4, tune_fraction=0.8,
+                                       random_state=seed).fit(X, y)
+        assert clf.n_calib_ == 1
+        left = int(clf.calib_labels_[0])
+        ranks = sorted(np.delete(np.array([1, 2, 3, 4, 4]), np.flatnonzero(y == left)[0]))
+        assert clf.k_reg_ == ranks[2]
+        seen.add(clf.k_reg_)
+    assert seen == {3, 4}
+
+
+def test_mondrian_with_a_class_absent_from_calibration():
+    model = TableModel(TABLE).fit(X_CAL, np.array([0, 1, 2]))
+    y = np.where(Y_CAL == 2, 1, Y_CAL)  # class 2 never appears
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        clf = SplitConformalClassifier(model, prefit=True, conformity_score="lac", alpha=0.3,
+                                       mondrian="class").fit(X_CAL, y)
+    msgs = [str(w.message) for w in rec if issubclass(w.category, UserWarning)]
+    assert msgs == ["classes [np.int64(2)] have too few calibration points for alpha = 0.3; "
+                    "their threshold is +inf, so they are in every set."]
+    assert np.isinf(clf.threshold_[2]) and clf.predict_set(X_TEST)[:, 2].all()
+
+
+def test_calibrate_warns_on_column_labels_and_is_seeded():
+    from sklearn.exceptions import DataConversionWarning
+
+    model = TableModel(TABLE).fit(X_CAL, np.array([0, 1, 2]))
+    clf = SplitConformalClassifier(model, prefit=True, conformity_score="aps", alpha=0.25,
+                                   random_state=7)
+    with pytest.warns(DataConversionWarning):
+        clf.calibrate(X_CAL, Y_CAL[:, None])
+    first = clf.calib_scores_.copy()
+    clf.calibrate(X_CAL, Y_CAL)
+    np.testing.assert_array_equal(clf.calib_scores_, first)
+    u = np.random.default_rng(7).random(18)
+    rows = TABLE[X_CAL[:, 0].astype(int)]
+    want = [_aps(rows[i], y) - (1 - u[i]) * rows[i, y] for i, y in enumerate(Y_CAL)]
+    np.testing.assert_allclose(first, want, atol=1e-12)
+
+
+def test_evaluate_passes_the_size_bins_on():
+    from statlearn.conformal import evaluate_sets
+
+    clf = _prefit(conformity_score="lac", alpha=0.25).fit(X_CAL, Y_CAL)
+    y = np.array([1, 2, 0, 0, 2, 0, 1, 0, 1])  # some sets miss their label
+    sets = clf.predict_set(X_TEST)
+    for bins in ("exact", [0, 1, 3]):
+        got = clf.evaluate(X_TEST, y, size_bins=bins)
+        want = evaluate_sets(sets, y, 0.25, bins)
+        assert got.sscv == want.sscv and got.coverage == want.coverage
+    # the bins matter on these sets
+    assert evaluate_sets(sets, y, 0.25, [0, 1, 3]).sscv != evaluate_sets(sets, y, 0.25).sscv
