@@ -925,3 +925,51 @@ def test_array_api_poisson_predictions_and_reference_noise():
     np.testing.assert_allclose(noisy.retrain_reference([0], add_noise=True, random_state=2),
                                plain.retrain_reference([0], add_noise=True, random_state=2),
                                rtol=1e-9)
+
+
+def test_assume_optimal_changes_only_the_first_step(logistic):
+    X, y = logistic
+    a = NewtonUnlearner(fit_intercept=False, noise=None, n_newton_steps=2, assume_optimal=True,
+                        store_hessian=False).fit(X, y).unlearn([3, 8])
+    b = NewtonUnlearner(fit_intercept=False, noise=None, n_newton_steps=2,
+                        store_hessian=False).fit(X, y).unlearn([3, 8])
+    # at the exact fit the removed rows' gradient is the retained gradient: same steps
+    np.testing.assert_allclose(a.coef_, b.coef_, rtol=1e-7, atol=1e-10)
+
+
+def test_fallback_refit_starts_from_the_newton_step_and_honours_the_solver_options(logistic):
+    X, y = logistic
+    pen = _pen(6, 1.0, False)
+    keep = np.arange(2, 120)
+    Xk, yk = X[keep], y[keep]
+
+    def newton(beta, Z, t):
+        return beta - np.linalg.solve(_hess(beta, Z, t, "logistic", pen),
+                                      _grad(beta, Z, t, "logistic", pen))
+
+    # max_iter = 1 everywhere: the fit is one Newton step from zero, the request one step
+    # from there, and the fallback refit one more step from the request's estimate
+    theta = newton(np.zeros(6), X, y)
+    beta1 = newton(theta, Xk, yk)
+    beta2 = newton(beta1, Xk, yk)
+    est = NewtonUnlearner(fit_intercept=False, noise=None, noise_scale=1e-14, max_iter=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est.fit(X, y)
+        np.testing.assert_allclose(est.coef_, theta, rtol=1e-12)
+        est.unlearn([0, 1])
+    rep = est.unlearn_report_
+    assert rep.fallback and rep.certified == (rep.delta_cert <= 1e-10)
+    np.testing.assert_allclose(est.coef_, beta2, rtol=1e-9, atol=1e-12)
+    # started from zero instead, one step would land elsewhere
+    assert not np.allclose(newton(np.zeros(6), Xk, yk), beta2, rtol=1e-6)
+
+
+def test_singular_direction_is_reported_as_direct():
+    X, y, _ = make_glm_data(60, 4, loss="squared", random_state=0)
+    est = NewtonUnlearner(loss="squared", alpha=0.0, allow_singular=True, noise=None,
+                          fit_intercept=False).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UnlearningWarning)
+        est.unlearn([0])
+    assert est.unlearn_report_.hessian == "direct"
