@@ -25,6 +25,8 @@ from statlearn.utils import set_num_threads_ctx
 from ._graph import GraphAccess
 from ._kernels import (
     advance_walks_kernel,
+    index_counts_kernel,
+    index_scores_kernel,
     walk_endpoints_kernel,
     weighted_walk_endpoints_kernel,
 )
@@ -175,9 +177,13 @@ class LandmarkIndex:
             at += b.size
         key.sort()
         top = int(key[-1] // s) if key.size else 0
-        self.endpoints = (key // s).astype(position_dtype(top + 1))
+        # split the keys without int64 temporaries of their size (the ufuncs cast in
+        # buffered blocks)
+        self.endpoints = np.empty(key.size, dtype=position_dtype(top + 1))
+        np.floor_divide(key, s, out=self.endpoints, casting="unsafe")
         owner_dtype = np.uint8 if s <= 256 else (np.uint16 if s <= 65536 else np.int64)
-        self.owners = (key % s).astype(owner_dtype)
+        self.owners = np.empty(key.size, dtype=owner_dtype)
+        np.remainder(key, s, out=self.owners, casting="unsafe")
         del key
         self.n_walks = int(n_walks)
         self.s = s
@@ -195,32 +201,11 @@ class LandmarkIndex:
         C.sum_duplicates()
         return C
 
-    def _hits(self, endpoints):
-        """``(walk, owner)`` of every stored endpoint equal to each looked-up endpoint."""
-        e = np.asarray(endpoints).ravel()
-        lo = np.searchsorted(self.endpoints, e, side="left")
-        hi = np.searchsorted(self.endpoints, e, side="right")
-        n_hit = hi - lo
-        total = int(n_hit.sum())
-        walk = np.repeat(np.arange(e.size), n_hit)
-        # positions lo .. hi - 1 of every walk, concatenated
-        offset = np.cumsum(n_hit) - n_hit
-        where = np.arange(total) - np.repeat(offset - lo, n_hit)
-        return walk, self.owners[where]
-
     def collision_counts(self, endpoints):
         """``(q, s)`` collision counts of each row of walk endpoints with every landmark."""
-        endpoints = np.asarray(endpoints)
-        q, r = endpoints.shape
-        out = np.zeros((q, self.s), dtype=np.int64)
-        per = max(1, _LOOKUP_CHUNK // max(r, 1))
-        for lo in range(0, q, per):
-            hi = min(q, lo + per)
-            walk, owner = self._hits(endpoints[lo:hi])
-            cell = (walk // r) * self.s + owner
-            out[lo:hi] = np.bincount(cell, minlength=(hi - lo) * self.s).reshape(hi - lo,
-                                                                                 self.s)
-        return out
+        # mixed index dtypes (int32 index, int64 walks) compare exactly in the kernel
+        return index_counts_kernel(self.endpoints, self.owners,
+                                   np.ascontiguousarray(endpoints), self.s)
 
     def gram_counts(self, other_ends, own_ends=None):
         """``s x s`` collision counts: set A against set A off the diagonal, A against the
@@ -250,15 +235,9 @@ class LandmarkIndex:
 
         ``weights`` has shape ``(s, k)``; returns ``(len(e), k)``.
         """
-        e = np.asarray(endpoints).ravel()
-        k = weights.shape[1]
-        z = np.zeros((e.size, k))
-        for lo in range(0, e.size, _LOOKUP_CHUNK):
-            hi = min(e.size, lo + _LOOKUP_CHUNK)
-            walk, owner = self._hits(e[lo:hi])
-            for c in range(k):
-                z[lo:hi, c] = np.bincount(walk, weights=weights[owner, c], minlength=hi - lo)
-        return z
+        e = np.ascontiguousarray(np.asarray(endpoints).ravel())
+        return index_scores_kernel(self.endpoints, self.owners, e,
+                                   np.ascontiguousarray(weights, dtype=np.float64))
 
     def score_range(self, weights):
         """``(k, k)`` range of one walk's score difference over every vertex.

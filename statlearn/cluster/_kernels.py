@@ -35,6 +35,10 @@ from statlearn.utils import jit, prange
 __all__ = [
     "advance_walks_kernel",
     "advance_walks_reference",
+    "index_counts_kernel",
+    "index_counts_reference",
+    "index_scores_kernel",
+    "index_scores_reference",
     "weighted_step",
     "weighted_walk_endpoints_kernel",
     "weighted_walk_endpoints_reference",
@@ -247,6 +251,135 @@ def advance_walks_reference(indptr, indices, cumw, max_degree, pos, keys, first,
                                 np.asarray(indices, dtype=np.int64), int(max_degree),
                                 starts.ravel(), flat_keys, ids, [int(ts[0])])
     return out.reshape(m_rows, count)
+
+
+@jit(cache=True)
+def _lower_bound(sorted_values, x):
+    """First position ``i`` with ``sorted_values[i] >= x``."""
+    lo = 0
+    hi = sorted_values.shape[0]
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if sorted_values[mid] < x:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+@jit(parallel=True, cache=True)
+def index_counts_kernel(endpoints, owners, queries, s):
+    """Collision counts of rows of walk endpoints with the landmarks of a sorted index.
+
+    Parameters
+    ----------
+    endpoints : ndarray of int, shape (m,)
+        Stored walk endpoints, sorted.
+    owners : ndarray of int, shape (m,)
+        Landmark (``0 .. s-1``) of each stored endpoint.
+    queries : ndarray of int, shape (q, r)
+        Endpoints of ``r`` walks per row.
+    s : int
+        Number of landmarks.
+
+    Returns
+    -------
+    ndarray of int64, shape (q, s)
+        ``out[i, j]`` = number of pairs (walk of row ``i``, stored walk of
+        landmark ``j``) with the same endpoint.
+    """
+    q, r = queries.shape
+    n = endpoints.shape[0]
+    out = np.zeros((q, s), dtype=np.int64)
+    for i in prange(q):
+        for w in range(r):
+            e = queries[i, w]
+            pos = _lower_bound(endpoints, e)
+            while pos < n and endpoints[pos] == e:
+                out[i, owners[pos]] += 1
+                pos += 1
+    return out
+
+
+def _index_hits(endpoints, owners, queries_flat):
+    """``(walk, owner)`` of every stored endpoint equal to each looked-up one (NumPy)."""
+    e = np.asarray(queries_flat).ravel()
+    lo = np.searchsorted(endpoints, e, side="left")
+    hi = np.searchsorted(endpoints, e, side="right")
+    n_hit = hi - lo
+    walk = np.repeat(np.arange(e.size), n_hit)
+    offset = np.cumsum(n_hit) - n_hit
+    where = np.arange(int(n_hit.sum())) - np.repeat(offset - lo, n_hit)
+    return walk, np.asarray(owners)[where]
+
+
+def index_counts_reference(endpoints, owners, queries, s):
+    """NumPy reference of :func:`index_counts_kernel` (binary searches, then a bincount).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from statlearn.cluster._kernels import index_counts_reference
+    >>> index_counts_reference(np.array([1, 1, 4]), np.array([0, 1, 1]),
+    ...                        np.array([[1, 4, 2]]), 2).tolist()
+    [[1, 2]]
+    """
+    queries = np.asarray(queries)
+    q, r = queries.shape
+    walk, owner = _index_hits(endpoints, owners, queries)
+    return np.bincount((walk // r) * s + owner, minlength=q * s).reshape(q, s)
+
+
+@jit(parallel=True, cache=True)
+def index_scores_kernel(endpoints, owners, queries, weights):
+    """Score of each walk: ``sum_j c_j(e) weights[j]`` over the stored endpoints equal to
+    its endpoint ``e`` (``c_j(e)`` of them belong to landmark ``j``).
+
+    Parameters
+    ----------
+    endpoints, owners
+        Sorted index, as in :func:`index_counts_kernel`.
+    queries : ndarray of int, shape (m,)
+        Walk endpoints.
+    weights : ndarray of float64, shape (s, k)
+
+    Returns
+    -------
+    ndarray of float64, shape (m, k)
+    """
+    m = queries.shape[0]
+    k = weights.shape[1]
+    n = endpoints.shape[0]
+    out = np.zeros((m, k))
+    for i in prange(m):
+        e = queries[i]
+        pos = _lower_bound(endpoints, e)
+        while pos < n and endpoints[pos] == e:
+            j = owners[pos]
+            for c in range(k):
+                out[i, c] += weights[j, c]
+            pos += 1
+    return out
+
+
+def index_scores_reference(endpoints, owners, queries, weights):
+    """NumPy reference of :func:`index_scores_kernel` (one weighted bincount per column).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from statlearn.cluster._kernels import index_scores_reference
+    >>> index_scores_reference(np.array([1, 1, 4]), np.array([0, 1, 1]), np.array([1, 2]),
+    ...                        np.array([[1.0], [10.0]])).tolist()
+    [[11.0], [0.0]]
+    """
+    e = np.asarray(queries).ravel()
+    walk, owner = _index_hits(endpoints, owners, e)
+    weights = np.asarray(weights, dtype=np.float64)
+    out = np.zeros((e.size, weights.shape[1]))
+    for c in range(weights.shape[1]):
+        out[:, c] = np.bincount(walk, weights=weights[owner, c], minlength=e.size)
+    return out
 
 
 @jit(parallel=True, cache=True)

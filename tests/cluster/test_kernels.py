@@ -260,3 +260,36 @@ def test_advance_kernel_continues_walks_exactly(A, seed, t0, t1, weighted):
     advance_walks_kernel(g.indptr, g.indices, cumw, d, pos, keys, 5, t0, t1)
     ref = advance_walks_reference(g.indptr, g.indices, cumw, d, starts, keys, 5, t0, t1)
     np.testing.assert_array_equal(pos, ref)
+
+
+@pytest.mark.numba
+@settings(deadline=None, max_examples=25)
+@given(seed=st.integers(0, 2**16), m=st.integers(0, 40), s=st.integers(1, 5),
+       q=st.integers(0, 4), r=st.integers(0, 6))
+def test_index_kernels_equal_references(seed, m, s, q, r):
+    """Counts and scores of walks against a sorted endpoint index (repeated endpoints,
+    several landmarks at one endpoint, endpoints absent from the index, int32 index
+    looked up with int64 walks) equal the NumPy references."""
+    from statlearn.cluster._kernels import (
+        index_counts_kernel,
+        index_counts_reference,
+        index_scores_kernel,
+        index_scores_reference,
+    )
+
+    rng = np.random.default_rng(seed)
+    endpoints = np.sort(rng.integers(0, 12, size=m)).astype(np.int32)
+    owners = rng.integers(0, s, size=m).astype(np.uint8)
+    queries = rng.integers(0, 14, size=(q, r)).astype(np.int64)
+    got = index_counts_kernel(endpoints, owners, queries, s)
+    np.testing.assert_array_equal(got, index_counts_reference(endpoints, owners, queries, s))
+    # brute force: pairs with equal endpoints
+    brute = np.zeros((q, s), dtype=np.int64)
+    for i in range(q):
+        for e in queries[i]:
+            np.add.at(brute[i], owners[endpoints == e], 1)
+    np.testing.assert_array_equal(got, brute)
+    w = rng.normal(size=(s, 3))
+    np.testing.assert_allclose(index_scores_kernel(endpoints, owners, queries.ravel(), w),
+                               index_scores_reference(endpoints, owners, queries.ravel(), w),
+                               rtol=1e-12, atol=1e-12)
