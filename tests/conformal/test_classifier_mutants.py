@@ -415,6 +415,7 @@ def test_fit_errors_in_full():
     ({"lam": -0.1}, ValueError, r"lam must be in .*"),
     ({"k0": 1.5}, TypeError, r"k0 must be an integer.*"),
     ({"k0": -1, "conformity_score": "lac"}, ValueError, r"k0 must be in .*"),
+    ({"lam_grid": ["a", "b"]}, ValueError, r"could not convert string to float: 'a'"),
     ({"calib_size": 0.0}, ValueError, r"calib_size must be in .*"),
     ({"tune_fraction": 1.0}, ValueError, r"tune_fraction must be in .*"),
     ({"alpha": 1.0}, ValueError, r"alpha must be in .*"),
@@ -744,3 +745,34 @@ def test_evaluate_passes_the_size_bins_on():
         assert got.sscv == want.sscv and got.coverage == want.coverage
     # the bins matter on these sets
     assert evaluate_sets(sets, y, 0.25, [0, 1, 3]).sscv != evaluate_sets(sets, y, 0.25).sscv
+
+
+def test_two_calibration_points_are_enough_to_tune():
+    model = TableModel(TABLE).fit(X_CAL, np.array([0, 1, 2]))
+    clf = SplitConformalClassifier(model, prefit=True, conformity_score="raps",
+                                   randomized_score=False, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        clf.fit(X_CAL[:2], Y_CAL[:2])
+    assert clf.n_calib_ == 1 and clf.k_reg_ == 3  # one tuning point: rank quantile is +inf
+
+
+def test_unknown_label_message_lists_the_first_twenty_classes():
+    K = 25
+    table = np.full((1, K), 1.0 / K)
+    model = TableModel(table, classes=np.arange(K)).fit(np.zeros((1, 1)), [0])
+    clf = SplitConformalClassifier(model, prefit=True, conformity_score="lac", alpha=0.5)
+    clf.fit(np.zeros((4, 1)), np.array([0, 1, 2, 3]))
+    known = ", ".join(str(k) for k in range(20))
+    _raises(lambda: clf.evaluate(np.zeros((1, 1)), np.array([99])),
+            r"y contains labels unknown to the model: \[99\]; known labels are "
+            r"\[" + known + r"\]\.")
+
+
+def test_fit_warns_on_column_labels():
+    from sklearn.exceptions import DataConversionWarning
+
+    X = np.c_[np.arange(18) % 9].astype(float)
+    with pytest.warns(DataConversionWarning):
+        SplitConformalClassifier(TableModel(TABLE, classes=[0, 1, 2]), conformity_score="lac",
+                                 random_state=0).fit(X, Y_CAL[:, None])
