@@ -25,8 +25,9 @@ replacement (seeded by ``--sample-seed``, from the sorted mutant names) and
 tests only those; the sample is recorded in ``.mutation/<module>/sample.json``
 and the report gives the score as an estimate with its Clopper-Pearson 95%
 interval, next to the sample and population sizes.  A larger ``N`` with the
-same seed extends the sample, so with ``--keep`` (where the mutants of the
-sample that are already killed are not tested again) a sample can be grown.
+same seed extends the sample, so with ``--keep`` (where the mutants that are
+already killed, and the survivors listed in ``equivalent.toml``, are not tested
+again) a sample can be grown.
 
 Mutation testing is slow and is not part of CI; ``make mutate`` runs this script.
 """
@@ -145,6 +146,13 @@ def draw_sample(names, size, seed):
     return sorted(names[:size])
 
 
+def _still_to_test(names, codes):
+    """With ``--keep``: the mutants not yet killed, less the survivors listed as equivalent."""
+    listed = report.load_equivalents()
+    return [k for k in names if codes.get(k) not in report.KILLED
+            and not (codes.get(k) in report.SURVIVED and k in listed)]
+
+
 def _stop(proc):
     """End mutmut and the test processes it forked (its own process group)."""
     os.killpg(proc.pid, signal.SIGTERM)
@@ -181,8 +189,7 @@ def run_module(name, spec, *, max_children, nice, keep, timeout, baseline, sampl
              "mutants": chosen}, indent=1), encoding="utf-8")
         todo = chosen
         if keep:  # already killed mutants of the sample keep their verdict
-            codes = report.exit_codes(ws, spec) or {}
-            todo = [k for k in chosen if codes.get(k) not in report.KILLED]
+            todo = _still_to_test(chosen, report.exit_codes(ws, spec) or {})
         print(f"== {name}: sample of {len(chosen)} of {len(names)} mutants (seed {sample_seed}), "
               f"{len(todo)} to test", flush=True)
         if not todo:
@@ -193,8 +200,9 @@ def run_module(name, spec, *, max_children, nice, keep, timeout, baseline, sampl
         # new tests get their chance (killed mutants keep their verdict)
         names = generate_mutants(ws, spec, env)
         codes = report.exit_codes(ws, spec) or {}
-        todo = [k for k in names if codes.get(k) not in report.KILLED]
-        print(f"== {name}: {len(names) - len(todo)} of {len(names)} mutants already killed, "
+        todo = _still_to_test(names, codes)
+        print(f"== {name}: {len(names) - len(todo)} of {len(names)} mutants already killed "
+              "or listed as equivalent survivors, "
               f"{len(todo)} to test", flush=True)
         if not todo:
             return
