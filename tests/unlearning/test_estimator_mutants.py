@@ -973,3 +973,116 @@ def test_singular_direction_is_reported_as_direct():
         warnings.simplefilter("ignore", UnlearningWarning)
         est.unlearn([0])
     assert est.unlearn_report_.hessian == "direct"
+
+
+# ------------------------------------------------------------------ second round of survivors
+def test_index_errors_name_the_argument():
+    X, y, _ = make_glm_data(30, 3, random_state=0)
+    est = NewtonUnlearner(fit_intercept=False, noise=None).fit(X, y)
+    _raises(lambda: est.unlearn([30]), r"indices must lie in \[0, 29\] \(rows seen by fit\), "
+                                       r"got .*")
+    _raises(lambda: est.retrain_reference([0, 0]), r"indices must not repeat a row; .*")
+
+
+def test_regression_tags_are_set():
+    t = NewtonUnlearner(loss="squared").__sklearn_tags__()
+    assert t.regressor_tags is not None and t.classifier_tags is None
+
+
+@pytest.mark.parametrize("loss", ["logistic", "squared"])
+def test_released_noise_is_the_seeded_draw(loss):
+    # released = noise-free step + b, b = draw_noise(noise, r, epsilon, p) from the seeded
+    # stream (the public sampler); for Sekhari b = draw_noise("gaussian", sigma, 1, p + 1)
+    from statlearn.unlearning import draw_noise
+
+    X, y, _ = make_glm_data(60, 3, loss=loss, random_state=1)
+    y = y.astype(float)
+    est = NewtonUnlearner(loss=loss, random_state=5).fit(X, y).unlearn([2])
+    free = NewtonUnlearner(loss=loss, noise=None).fit(X, y).unlearn([2])
+    b = draw_noise("gaussian", est.unlearn_report_.r, 0.75, 3, random_state=5)
+    np.testing.assert_allclose(est.coef_ - free.coef_, b, rtol=1e-9, atol=1e-12)
+    R = 1.5 * np.linalg.norm(np.c_[X, np.ones(60)], axis=1).max()
+    sek = NewtonUnlearner(loss=loss, mechanism="sekhari", feature_bound=R,
+                          random_state=5).fit(X, y).unlearn([2])
+    sek_free = NewtonUnlearner(loss=loss, mechanism="sekhari", feature_bound=R,
+                               noise=None).fit(X, y).unlearn([2])
+    b = draw_noise("gaussian", sek.unlearn_report_.sigma, 1.0, 4, random_state=5)
+    np.testing.assert_allclose(np.r_[sek.coef_, sek.intercept_]
+                               - np.r_[sek_free.coef_, sek_free.intercept_], b,
+                               rtol=1e-9, atol=1e-12)
+
+
+def test_sekhari_small_noise_is_still_added_and_never_falls_back():
+    X, y, _ = make_glm_data(400, 3, random_state=0)
+    R = 1.01 * np.linalg.norm(np.c_[X, np.ones(400)], axis=1).max()
+    est = NewtonUnlearner(mechanism="sekhari", feature_bound=R, alpha=50.0, noise_scale=1e-14,
+                          random_state=0).fit(X, y).unlearn([0])
+    rep = est.unlearn_report_
+    assert rep.sigma < 1 and rep.noise == "gaussian"
+    assert rep.fallback is False and rep.certified is True
+    # exactly at the bound is allowed
+    NewtonUnlearner(mechanism="sekhari", feature_bound=float(
+        np.linalg.norm(np.c_[X, np.ones(400)], axis=1).max())).fit(X, y)
+
+
+def test_report_timing_and_the_no_noise_ledger():
+    X, y, _ = make_glm_data(20, 3, random_state=0)
+    est = NewtonUnlearner(fit_intercept=False, noise=None).fit(X, y).unlearn([1])
+    assert isinstance(est.unlearn_report_.seconds, float)
+    assert 0.0 <= est.unlearn_report_.seconds < 60.0
+    est = NewtonUnlearner(add_noise_on_empty=False).fit(X, y).unlearn([])
+    assert 0.0 <= est.unlearn_report_.seconds < 60.0
+    # without noise, removing everything leaves no error: mu_effective = 0
+    est = NewtonUnlearner(fit_intercept=False, noise=None).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UnlearningWarning)
+        est.unlearn(np.arange(20))
+    assert est.unlearn_report_.delta_cert == 0.0 and est.unlearn_report_.mu_effective == 0.0
+
+
+def test_object_labels_and_many_classes_in_the_message():
+    X, y, _ = make_glm_data(40, 3, random_state=0)
+    labels = np.where(y == 1, "yes", "no").astype(object)
+    est = NewtonUnlearner(noise=None).fit(X, labels)
+    np.testing.assert_array_equal(est.classes_, ["no", "yes"])
+    _raises(lambda: NewtonUnlearner().fit(X, np.arange(40) % 7),
+            r"Only binary classification is supported: loss='logistic' needs exactly 2 "
+            r"classes in y, got 7 class\(es\): \[0, 1, 2, 3, 4\]\.")
+
+
+def test_array_api_targets_must_be_finite_and_unlearning_runs():
+    xps = pytest.importorskip("array_api_strict")
+    X, y, _ = make_glm_data(30, 2, loss="squared", random_state=0)
+    bad = y.copy()
+    bad[0] = np.inf
+    _raises(lambda: NewtonUnlearner(loss="squared").fit(xps.asarray(X), xps.asarray(bad)),
+            r"y must be finite\.")
+    est = NewtonUnlearner(loss="squared", noise=None).fit(xps.asarray(X), xps.asarray(y))
+    ref = NewtonUnlearner(loss="squared", noise=None).fit(X, y)
+    est.unlearn([0, 3])
+    ref.unlearn([0, 3])
+    np.testing.assert_allclose(np.asarray(est.coef_), ref.coef_, rtol=1e-9)
+    assert est.intercept_ == pytest.approx(ref.intercept_, rel=1e-9)
+
+
+def test_sequential_requests_continue_from_the_noise_free_unprofiled_state(logistic):
+    X, y = logistic
+    Z = _design(X, True)
+    pen = _pen(7, 1.0, True)
+    theta = _solve(Z, y, "logistic", pen)
+    est = NewtonUnlearner(noise=None).fit(X, y)
+
+    def step(beta, removed):
+        keep = np.setdiff1d(np.arange(120), removed)
+        # the stored Hessian is the fit point's, downdated by every removed row
+        H = _hess(theta, Z[keep], y[keep], "logistic", pen)
+        return beta - np.linalg.solve(H, _grad(beta, Z[keep], y[keep], "logistic", pen)), keep
+
+    beta1, keep = step(theta, [0, 1])
+    est.unlearn([0, 1])
+    np.testing.assert_allclose(est.coef_, beta1[:-1], rtol=1e-9, atol=1e-12)
+    beta2, keep = step(beta1, [0, 1, 2])  # from beta1 with its own intercept
+    est.unlearn([2])
+    np.testing.assert_allclose(est.coef_, beta2[:-1], rtol=1e-9, atol=1e-12)
+    assert est.intercept_ == pytest.approx(
+        _profiled(beta2[:-1], X[keep], y[keep], "logistic"), abs=1e-9)
