@@ -776,3 +776,17 @@ def test_fit_warns_on_column_labels():
     with pytest.warns(DataConversionWarning):
         SplitConformalClassifier(TableModel(TABLE, classes=[0, 1, 2]), conformity_score="lac",
                                  random_state=0).fit(X, Y_CAL[:, None])
+
+
+def test_raps_tuning_scores_use_the_fixed_k_reg():
+    # identical rows p = (0.5, 0.3, 0.2), true label 1 (rank 2), k_reg = 2: the RAPS score
+    # of the truth is 0.8 for every lambda (no penalty at rank 2), every set is {0, 1}
+    # (E_2 = 0.8 reaches q = 0.8), so both grid values tie and the first, 0.5, wins
+    table = np.array([[0.5, 0.3, 0.2]])
+    X = np.zeros((60, 1))
+    y = np.ones(60, dtype=int)
+    model = TableModel(table, classes=[0, 1, 2]).fit(X, y)
+    clf = SplitConformalClassifier(model, prefit=True, conformity_score="raps", k_reg=2,
+                                   randomized_score=False, lam_grid=[0.5, 0.0],
+                                   random_state=0).fit(X, y)
+    assert clf.k_reg_ == 2 and clf.lam_ == 0.5
