@@ -439,3 +439,11 @@ def test_parameters_given_as_numeric_strings_are_read_as_floats():
     assert pol.select(np.array([[1.0, 0.0], [0.0, 1.0]]), 1) == (1, 1)
     greedy = GreedyMLEPolicy(theta_init=th, freeze=True).reset(2, 2, horizon=2)
     np.testing.assert_array_equal(greedy.estimator_.theta_, [[1.5, -0.5], [0.0, 2.0]])
+
+
+def test_kernel_path_refuses_a_non_finite_initial_estimate_given_as_strings():
+    # simulate / run_policy read _prepare's theta0 directly (no estimator re-validates it)
+    env = ContextualQueueEnv(np.eye(2), 0.3)
+    with pytest.raises(ValueError, match="^theta_init"):
+        run_policy(GreedyMLEPolicy(theta_init=[["nan", "0"], ["0", "0"]]), env, horizon=5,
+                   random_state=0)
