@@ -336,3 +336,84 @@ def test_more_messages_whole():
             r"arrival_rate \+ slack = 0\.55 in 4 consecutive draws \(0 of \d+ candidates "
             r"accepted so far\)\. Lower arrival_rate or slack, or change the context law / "
             r"thetas\.")
+
+
+def _best_rate_by_hand(X, thetas):
+    return (1.0 / (1.0 + np.exp(-(X @ thetas.T)))).max(axis=1)
+
+
+def test_make_queueing_instance_follows_its_documented_draws():
+    # by hand: theta ~ U[-1, 1]^(K x d), then 4000 probe contexts ~ U[-1, 1]^d; keep the
+    # draw when the share of probes with best rate >= lambda + slack is >= min_acceptance
+    def by_hand(K, d, lam, slack, min_acc, seed):
+        rng = np.random.default_rng(seed)
+        for tries in range(1, 101):
+            thetas = rng.uniform(-1.0, 1.0, size=(K, d))
+            probe = rng.uniform(-1.0, 1.0, size=(4000, d))
+            level = lam + (0.0 if slack is None else slack)
+            if np.mean(_best_rate_by_hand(probe, thetas) >= level) >= min_acc:
+                return thetas, tries
+        return None, 100
+
+    for K, d, lam, slack, min_acc, seed in [(2, 2, 0.6, 0.1, 0.2, 2), (3, 2, 0.55, None, 0.65, 1)]:
+        want, tries = by_hand(K, d, lam, slack, min_acc, seed)
+        assert tries > 2       # draws were rejected: the probes decide
+        env = make_queueing_instance(n_servers=K, n_features=d, arrival_rate=lam, slack=slack,
+                                     min_acceptance=min_acc, random_state=seed)
+        np.testing.assert_array_equal(env.thetas, want)
+        assert env.arrival_rate == lam and env.slack == slack
+    # the documented defaults: K = d = 5, lambda = 0.7, slack 0.1, min_acceptance 0.01
+    want, _ = by_hand(5, 5, 0.7, 0.1, 0.01, 3)
+    env = make_queueing_instance(random_state=3)
+    np.testing.assert_array_equal(env.thetas, want)
+    assert (env.arrival_rate, env.slack) == (0.7, 0.1)
+    _raises(lambda: make_queueing_instance(arrival_rate=0.95, slack=0.04, min_acceptance=1.0,
+                                           random_state=0),
+            ValueError, r"no parameter draw in 100 tries gave an acceptance rate >= 1\.0; "
+                        r"lower arrival_rate or slack\.")
+
+
+def _two_column_sampler(rng, n):
+    return rng.uniform(-1.0, 1.0, size=(n, 2))
+
+
+def _three_column_sampler(rng, n):
+    return rng.uniform(-1.0, 1.0, size=(n, 3))
+
+
+def test_simulate_checks_the_horizon_against_the_environment():
+    from statlearn.bandits.queueing import RandomPolicy, simulate
+
+    assert ContextualQueueEnv(THETAS, 0.3).get_params()["max_attempts"] == 1000
+    seq = np.random.default_rng(0).uniform(-1, 1, (6, 2))
+    env = ContextualQueueEnv(THETAS, 0.3, context_sequence=seq)
+    res = simulate(RandomPolicy(), env, horizon=6, n_reps=1)       # one row per round
+    assert res.horizon == 6
+    _raises(lambda: simulate(RandomPolicy(), env, horizon=7, n_reps=1), ValueError,
+            r"context_sequence has 6 rows but horizon = 7 rounds need one row per round\.")
+    # more rows than columns matter, not the number of columns
+    wide = ContextualQueueEnv(THETAS, 0.3, context_sequence=seq[:, :2])
+    assert simulate(RandomPolicy(), wide, horizon=3, n_reps=1).horizon == 3
+    assert simulate(RandomPolicy(), ContextualQueueEnv(THETAS, 0.3), horizon=1,
+                    n_reps=1).horizon == 1
+    # a user sampler is tried once (one row) before any run
+    ok = ContextualQueueEnv(THETAS, 0.3, context_sampler=_two_column_sampler)
+    assert simulate(RandomPolicy(), ok, horizon=4, n_reps=1).horizon == 4
+    bad = ContextualQueueEnv(THETAS, 0.3, context_sampler=_three_column_sampler)
+    _raises(lambda: simulate(RandomPolicy(), bad, horizon=4, n_reps=1), ValueError,
+            r"context_sampler\(rng, 1\) must return an array of shape \(1, 2\), got \(1, 3\)\.")
+
+
+def test_default_sample_sizes_and_seeds_and_messages():
+    env = ContextualQueueEnv(THETAS, 0.3, slack=0.05)
+    assert env.context_min_eigenvalue() == env.context_min_eigenvalue(20000, 0)
+    assert env.context_min_eigenvalue() != env.context_min_eigenvalue(20000, 1)
+    assert env.context_min_eigenvalue() != env.context_min_eigenvalue(20001, 0)
+    assert env.check_stability() == env.check_stability(2000, 0)
+    assert env.check_stability() != env.check_stability(2000, 1)
+    _raises(lambda: env.check_stability(0), ValueError, r"n_samples must be in \[1, inf\], got 0\.")
+    _raises(lambda: env.sample_randomness(0), ValueError,
+            r"horizon must be in \[1, inf\], got 0\.")
+    # numbers given as strings are read as floats
+    np.testing.assert_allclose(env.service_rates([["0.5", "-1"]]),
+                               1.0 / (1.0 + np.exp(-(np.array([[0.5, -1.0]]) @ THETAS.T))))
