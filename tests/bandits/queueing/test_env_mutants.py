@@ -417,3 +417,29 @@ def test_default_sample_sizes_and_seeds_and_messages():
     # numbers given as strings are read as floats
     np.testing.assert_allclose(env.service_rates([["0.5", "-1"]]),
                                1.0 / (1.0 + np.exp(-(np.array([[0.5, -1.0]]) @ THETAS.T))))
+
+
+class _CyclingSampler:
+    """Deterministic 1-d contexts: ``rows`` repeated (the rng is not used)."""
+
+    def __init__(self, rows):
+        self.rows = np.asarray(rows, dtype=float)
+
+    def __call__(self, rng, n):
+        return np.resize(self.rows, n)[:, None]
+
+
+@pytest.mark.parametrize("lam, slack", [(0.6, 0.1), (0.75, 0.1)])
+def test_acceptance_at_the_threshold_follows_the_exact_rate(lam, slack):
+    # theta = 1: a context x is accepted iff mu(x) = 1 / (1 + exp(-x)) >= lambda + slack.
+    # One float below logit(level) the rate rounds to level itself: accepted, although the
+    # logit screen alone (x >= logit(level)) would reject it
+    level = lam + slack
+    cut = np.log(level) - np.log1p(-level)
+    b = cut - np.spacing(cut)
+    assert b < cut and 1.0 / (1.0 + np.exp(-b)) >= level
+    env = ContextualQueueEnv(np.array([[1.0]]), lam, slack=slack,
+                             context_sampler=_CyclingSampler([b, -5.0, 3.0]))
+    X, rate = env.sample_contexts(6, random_state=0)
+    np.testing.assert_array_equal(X[:, 0], [b, 3.0] * 3)
+    assert rate == pytest.approx(2 / 3, abs=0.02)
