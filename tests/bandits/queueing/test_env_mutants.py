@@ -442,4 +442,20 @@ def test_acceptance_at_the_threshold_follows_the_exact_rate(lam, slack):
                              context_sampler=_CyclingSampler([b, -5.0, 3.0]))
     X, rate = env.sample_contexts(6, random_state=0)
     np.testing.assert_array_equal(X[:, 0], [b, 3.0] * 3)
-    assert rate == pytest.approx(2 / 3, abs=0.02)
+    # one batch of 256 candidates (b, -5, 3, b, ...): 86 + 85 accepted
+    assert rate == 171 / 256
+    rand = env.sample_randomness(100, random_state=1)
+    n = int(rand.arrivals.sum())
+    assert 0 < n <= 128 and rand.acceptance_rate == 171 / 256
+    np.testing.assert_array_equal(rand.features[rand.arrivals, 0], np.resize([b, 3.0], n))
+
+
+def test_user_sampler_output_is_read_as_floats_and_checked():
+    env = ContextualQueueEnv(np.array([[1.0]]), 0.3, slack=0.1,
+                             context_sampler=lambda rng, n: [["2.5"]] * n)
+    X, _ = env.sample_contexts(3, random_state=0)
+    np.testing.assert_array_equal(X, np.full((3, 1), 2.5))
+    nan = ContextualQueueEnv(np.array([[1.0]]), 0.3,
+                             context_sampler=lambda rng, n: np.full((n, 1), np.nan))
+    _raises(lambda: nan.sample_contexts(3, random_state=0), ValueError,
+            r"context_sampler returned NaN or infinite features\.")
