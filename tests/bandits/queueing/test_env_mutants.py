@@ -459,3 +459,47 @@ def test_user_sampler_output_is_read_as_floats_and_checked():
                              context_sampler=lambda rng, n: np.full((n, 1), np.nan))
     _raises(lambda: nan.sample_contexts(3, random_state=0), ValueError,
             r"context_sampler returned NaN or infinite features\.")
+
+
+class _CountingSampler:
+    """1-d contexts by global draw index: accepted (3.0) at ``hits``, rejected elsewhere."""
+
+    def __init__(self, hits):
+        self.hits, self.i = set(hits), 0
+
+    def __call__(self, rng, n):
+        out = np.array([3.0 if j in self.hits else -5.0 for j in range(self.i, self.i + n)])
+        self.i += n
+        return out[:, None]
+
+
+def test_rejection_cap_at_its_exact_boundaries():
+    # draws 0 and 266 accepted: 265 consecutive rejections, across the batch boundary at 256
+    env = ContextualQueueEnv(np.array([[1.0]]), 0.6, slack=0.1, max_attempts=265,
+                             context_sampler=_CountingSampler([0, 266]))
+    _raises(lambda: env.sample_contexts(2, random_state=0), ValueError,
+            r"the slack assumption cannot be met: no context with max_k mu\(x\^T theta_k\) "
+            r">= arrival_rate \+ slack = 0\.7 in 265 consecutive draws \(2 of 512 candidates "
+            r"accepted so far\)\. Lower arrival_rate or slack, or change the context law / "
+            r"thetas\.")
+    env = ContextualQueueEnv(np.array([[1.0]]), 0.6, slack=0.1, max_attempts=266,
+                             context_sampler=_CountingSampler([0, 266]))
+    X, rate = env.sample_contexts(2, random_state=0)
+    assert X[:, 0].tolist() == [3.0, 3.0] and rate == 2 / 512
+    # no acceptance at all: the cap is reached after exactly 512 rejections (two batches)
+    env = ContextualQueueEnv(np.array([[1.0]]), 0.6, slack=0.1, max_attempts=512,
+                             context_sampler=_CountingSampler([]))
+    _raises(lambda: env.sample_contexts(1, random_state=0), ValueError,
+            r".* in 512 consecutive draws \(0 of 512 candidates accepted so far\)\..*")
+    # nothing to draw: acceptance rate 1
+    env = ContextualQueueEnv(np.array([[1.0]]), 0.0, slack=0.1)
+    assert env.sample_randomness(5, random_state=0).acceptance_rate == 1.0
+
+
+def test_environment_parameters_read_and_checked():
+    _raises(lambda: ContextualQueueEnv(THETAS, -0.1).service_rates(np.zeros((1, 2))),
+            ValueError, r"arrival_rate must be in \[0, 1\], got -0\.1\.")
+    env = ContextualQueueEnv([["1.5", "-0.5"]], 0.3)
+    np.testing.assert_allclose(env.service_rates([[1.0, 0.0]]), [[1.0 / (1.0 + np.exp(-1.5))]])
+    with pytest.raises(ValueError, match="^thetas"):
+        ContextualQueueEnv([[np.nan, 0.0]], 0.3).service_rates(np.zeros((1, 2)))
