@@ -939,30 +939,57 @@ def test_assume_optimal_changes_only_the_first_step(logistic):
 
 def test_fallback_refit_starts_from_the_newton_step_and_honours_the_solver_options(logistic):
     X, y = logistic
+    X = 4.0 * X  # a more curved problem: Newton steps still move at 1e-5
     pen = _pen(6, 1.0, False)
-    keep = np.arange(2, 120)
+    removed = np.arange(30)
+    keep = np.arange(30, 120)
     Xk, yk = X[keep], y[keep]
 
     def newton(beta, Z, t):
         return beta - np.linalg.solve(_hess(beta, Z, t, "logistic", pen),
                                       _grad(beta, Z, t, "logistic", pen))
 
-    # max_iter = 1 everywhere: the fit is one Newton step from zero, the request one step
-    # from there, and the fallback refit one more step from the request's estimate
-    theta = newton(np.zeros(6), X, y)
-    beta1 = newton(theta, Xk, yk)
-    beta2 = newton(beta1, Xk, yk)
-    est = NewtonUnlearner(fit_intercept=False, noise=None, noise_scale=1e-14, max_iter=1)
+    exact = _solve(Xk, yk, "logistic", pen)
+    # max_iter = 1: the request is one Newton step from the fitted state, and the fallback
+    # refit one more step from the request's estimate (not a solve from zero)
+    est = NewtonUnlearner(fit_intercept=False, noise=None, noise_scale=1e-14, max_iter=1,
+                          store_hessian=False)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         est.fit(X, y)
-        np.testing.assert_allclose(est.coef_, theta, rtol=1e-12)
-        est.unlearn([0, 1])
+        theta = est.coef_.copy()
+        est.unlearn(removed)
+    beta1 = newton(theta, Xk, yk)
+    beta2 = newton(beta1, Xk, yk)
+    assert np.linalg.norm(beta2 - exact) > 1e-6  # one more step would still move it
     rep = est.unlearn_report_
     assert rep.fallback and rep.certified == (rep.delta_cert <= 1e-10)
     np.testing.assert_allclose(est.coef_, beta2, rtol=1e-9, atol=1e-12)
-    # started from zero instead, one step would land elsewhere
     assert not np.allclose(newton(np.zeros(6), Xk, yk), beta2, rtol=1e-6)
+    # a loose tolerance that the one-step estimate already meets: the refit keeps it
+    est = NewtonUnlearner(fit_intercept=False, noise=None, noise_scale=1e-14, tol=1.0,
+                          store_hessian=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est.fit(X, y)
+        theta = est.coef_.copy()
+        est.unlearn(removed)
+    beta1 = newton(theta, Xk, yk)
+    assert np.linalg.norm(_grad(beta1, Xk, yk, "logistic", pen)) <= 1.0
+    assert np.linalg.norm(beta1 - exact) > 1e-6
+    rep = est.unlearn_report_
+    assert rep.fallback and rep.certified
+    np.testing.assert_allclose(est.coef_, beta1, rtol=1e-9, atol=1e-12)
+
+
+def test_documented_defaults():
+    assert NewtonUnlearner().get_params() == {
+        "loss": "logistic", "alpha": 1.0, "penalty": "l2", "epsilon": 0.75,
+        "noise": "gaussian", "noise_scale": "paper", "polylog_c1": None, "polylog_c2": None,
+        "verify": True, "n_newton_steps": 1, "mechanism": "newton", "delta": 1e-5,
+        "store_hessian": True, "assume_optimal": False, "add_noise_on_empty": True,
+        "allow_singular": False, "fit_intercept": True, "tol": 1e-10, "max_iter": 100,
+        "feature_bound": None, "random_state": None}
 
 
 def test_singular_direction_is_reported_as_direct():
