@@ -174,6 +174,19 @@ def test_collision_counts_edge_cases_and_repeated_walk_lengths():
         if ref is None:
             ref = many
         np.testing.assert_array_equal(many, ref)
+        assert many.dtype == np.int64          # counts, on every engine
+
+
+def test_array_api_walks_on_a_graph_without_edges_stay_put():
+    from statlearn.cluster._walks import walk_endpoints_xp
+
+    indptr = np.zeros(5, dtype=np.int64)
+    indices = np.zeros(0, dtype=np.int64)
+    starts = np.array([0, 3, 2], dtype=np.int64)
+    keys = derive_keys(base_words(np.random.SeedSequence(1)), np.arange(3))
+    out = walk_endpoints_xp(indptr, indices, 1, starts, keys, np.arange(3, dtype=np.int64),
+                            [0, 1, 2, 2, 5])
+    np.testing.assert_array_equal(out, np.tile(starts, (5, 1)))
 
 
 def test_input_messages():
@@ -233,3 +246,44 @@ def test_median_estimates_exact_at_zero_length_and_independent_of_pair_order():
     # the prior (unbatched) estimator is one batch: asking it for two batches is an error
     with pytest.raises(ValueError, match="single batch"):
         median_estimates(g, xs, ys, ids, base, 2, 3, 2, 3, prior=True)
+
+
+def test_array_api_lanes_and_a_second_namespace():
+    xps = pytest.importorskip("array_api_strict")
+    from statlearn.cluster._walks import collision_counts_xp, default_lanes, walk_endpoints_xp
+
+    # NumPy: 64 pairs in flight; other namespaces: as many pairs as fit 2**22 positions
+    assert default_lanes(np, 10) == 64
+    assert default_lanes(xps, 1000) == 2**22 // 2000
+    assert default_lanes(xps, 2**22) == 1
+    assert default_lanes(xps, 0) == 2**22
+    A = make_random_regular_graph(12, 3, random_state=0)
+    g = as_graph_access(A)
+    keys = derive_keys(base_words(np.random.SeedSequence(2)), np.arange(5))
+    xs, ys = np.arange(5), np.arange(5, 10)
+    ref = collision_counts(g, xs, ys, keys, [0, 2, 3], 2, 4, backend="numba")
+    for lanes in (None, 1, 2, 7):
+        out = collision_counts_xp(g.indptr, g.indices, g.max_degree, xs, ys, keys, [0, 2, 3],
+                                  2, 4, lanes=lanes)
+        np.testing.assert_array_equal(out, ref)
+    # the same walks in another array namespace (array-api-strict wraps NumPy)
+    strict = collision_counts_xp(xps.asarray(g.indptr), xps.asarray(g.indices), g.max_degree,
+                                 xps.asarray(xs), xps.asarray(ys), xps.asarray(keys),
+                                 [0, 2, 3], 2, 4)
+    np.testing.assert_array_equal(np.asarray(strict), ref)
+    # no walk length asked: an empty (0, n_walks) array
+    empty = walk_endpoints_xp(g.indptr, g.indices, g.max_degree, xs, keys, xs, [])
+    assert empty.shape == (0, 5) and empty.dtype == np.int64
+
+
+def test_missing_cupy_is_named_with_the_backend():
+    try:
+        import cupy  # noqa: F401
+    except ImportError:
+        pass
+    else:
+        pytest.skip("cupy is installed")
+    A = make_random_regular_graph(10, 2, random_state=0)
+    with pytest.raises(ImportError, match=r"^cupy is required for backend='cupy' but could "
+                                          r"not be imported; .*'\.\[gpu\]' \(the 'gpu' extra\)"):
+        estimate_collision_probabilities(A, 0, 1, walk_length=1, n_walks=2, backend="cupy")
