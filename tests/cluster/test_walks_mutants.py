@@ -287,3 +287,9 @@ def test_missing_cupy_is_named_with_the_backend():
     with pytest.raises(ImportError, match=r"^cupy is required for backend='cupy' but could "
                                           r"not be imported; .*'\.\[gpu\]' \(the 'gpu' extra\)"):
         estimate_collision_probabilities(A, 0, 1, walk_length=1, n_walks=2, backend="cupy")
+
+
+def test_derive_keys_reads_ids_as_integers():
+    base = base_words(np.random.SeedSequence(5))
+    np.testing.assert_array_equal(derive_keys(base, [["3", "1"], ["4", "0"]]),
+                                  derive_keys(base, np.array([[3, 1], [4, 0]])))
