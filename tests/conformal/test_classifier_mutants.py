@@ -790,3 +790,93 @@ def test_raps_tuning_scores_use_the_fixed_k_reg():
                                    randomized_score=False, lam_grid=[0.5, 0.0],
                                    random_state=0).fit(X, y)
     assert clf.k_reg_ == 2 and clf.lam_ == 0.5
+
+
+# ------------------------------------------------------------------ from the complete run
+def test_sparse_and_array_like_features_reach_the_model():
+    import scipy.sparse as sp
+    from sklearn.linear_model import LogisticRegression
+
+    rng = np.random.default_rng(0)
+    dense = rng.normal(size=(40, 3))
+    y = (dense[:, 0] > 0).astype(int)
+    coo = sp.coo_matrix(dense)
+    a = SplitConformalClassifier(LogisticRegression(), conformity_score="lac",
+                                 random_state=0).fit(coo, y)
+    b = SplitConformalClassifier(LogisticRegression(), conformity_score="lac",
+                                 random_state=0).fit(dense, y)
+    np.testing.assert_allclose(a.threshold_, b.threshold_)
+
+    class Wrapped:
+        """An array-like without __getitem__ (only __array__ and a shape)."""
+
+        def __init__(self, arr):
+            self.arr = arr
+            self.shape = arr.shape
+
+        def __len__(self):
+            return self.arr.shape[0]
+
+        def __array__(self, dtype=None, copy=None):
+            return self.arr
+
+    c = SplitConformalClassifier(LogisticRegression(), conformity_score="lac",
+                                 random_state=0).fit(Wrapped(dense), y)
+    np.testing.assert_allclose(c.threshold_, b.threshold_)
+
+
+def test_mondrian_smoothed_sets_are_boolean_with_an_empty_class():
+    y = np.where(Y_CAL == 2, 1, Y_CAL)  # no calibration point of class 2
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        clf = _prefit(conformity_score="lac", alpha=0.3, randomized=True, mondrian="class",
+                      random_state=0).fit(X_CAL, y)
+    sets = clf.predict_set(X_TEST)
+    assert sets.dtype == np.bool_ and sets[:, 2].all()
+
+
+def test_degenerate_socop_tuning_curve_warns_through_fit():
+    table = np.array([[0.5, 0.3, 0.2]])
+    X = np.zeros((50, 1))
+    y = np.ones(50, dtype=int)
+    model = TableModel(table, classes=[0, 1, 2]).fit(X, y)
+    with pytest.warns(UserWarning, match="SOCOP lambda search: the tuning curve "):
+        SplitConformalClassifier(model, prefit=True, random_state=0).fit(X, y)
+
+
+def test_raps_tuning_with_class_thresholds():
+    rng = np.random.default_rng(2)
+    table = rng.dirichlet(np.ones(3), size=90)
+    X = np.arange(90, dtype=float)[:, None]
+    y = np.array([rng.choice(3, p=r) for r in table])
+    model = TableModel(table, classes=[0, 1, 2]).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        clf = SplitConformalClassifier(model, prefit=True, conformity_score="raps",
+                                       mondrian="class", alpha=0.3, random_state=0).fit(X, y)
+    assert clf.lam_ in RAPS_LAM_GRID and clf.mondrian_
+
+
+def test_small_class_rule_at_one_point_and_the_ten_class_message():
+    # one calibration point of class 2 at alpha = 0.5: rank ceil(2 * 0.5) = 1 <= 1, so its
+    # threshold is that point's score and no warning is due for it
+    model = TableModel(TABLE).fit(X_CAL, np.array([0, 1, 2]))
+    y = np.where(Y_CAL == 2, 0, Y_CAL)
+    y[3] = 2
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        clf = SplitConformalClassifier(model, prefit=True, conformity_score="lac", alpha=0.5,
+                                       mondrian="class").fit(X_CAL, y)
+    assert clf.threshold_[2] == pytest.approx(1 - TABLE[3, 2])
+    # twelve classes with one point each at alpha = 0.1: the message lists the first ten
+    K = 12
+    model = TableModel(np.full((1, K), 1.0 / K), classes=np.arange(K)).fit(np.zeros((1, 1)),
+                                                                          [0])
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        SplitConformalClassifier(model, prefit=True, conformity_score="lac", alpha=0.1,
+                                 mondrian="class").fit(np.zeros((K, 1)), np.arange(K))
+    listed = ", ".join(f"np.int64({k})" for k in range(10))
+    msgs = [str(w.message) for w in rec if issubclass(w.category, UserWarning)]
+    assert msgs == [f"classes [{listed}] have too few calibration points for alpha = 0.1; "
+                    "their threshold is +inf, so they are in every set."]
