@@ -503,3 +503,31 @@ def test_environment_parameters_read_and_checked():
     np.testing.assert_allclose(env.service_rates([[1.0, 0.0]]), [[1.0 / (1.0 + np.exp(-1.5))]])
     with pytest.raises(ValueError, match="^thetas"):
         ContextualQueueEnv([[np.nan, 0.0]], 0.3).service_rates(np.zeros((1, 2)))
+
+
+def test_validation_messages_whole_and_the_slack_threshold_of_a_sequence():
+    def check(**kw):
+        return ContextualQueueEnv(**{"thetas": THETAS, "arrival_rate": 0.3, **kw}) \
+            .service_rates(np.zeros((1, 2)))
+
+    _raises(lambda: check(max_attempts=0), ValueError,
+            r"max_attempts must be in \[1, inf\], got 0\.")
+    _raises(lambda: check(context_sampler=_two_column_sampler,
+                          context_sequence=np.zeros((3, 2))), ValueError,
+            r"give either context_sampler or context_sequence, not both\.")
+    _raises(lambda: check(context_sampler=3), TypeError,
+            r"context_sampler must be callable as context_sampler\(rng, n\), got int\.")
+    with pytest.raises(ValueError, match="^context_sequence"):
+        check(context_sequence=[[np.nan, 0.0]])
+    # numbers given as strings are read as floats
+    np.testing.assert_array_equal(
+        ContextualQueueEnv(THETAS, 0.3, slack=0.1, context_sequence=[["3", "3"]] * 4)
+        .sample_randomness(4, random_state=0).features[:, 0] == 3.0,
+        ContextualQueueEnv(THETAS, 0.3).sample_randomness(4, random_state=0).arrivals)
+    # a sequence row whose best rate equals lambda + slack exactly meets the slack
+    level = 0.6 + 0.1
+    cut = np.log(level) - np.log1p(-level)
+    b = cut - np.spacing(cut)
+    assert 1.0 / (1.0 + np.exp(-b)) == level
+    env = ContextualQueueEnv(np.array([[1.0]]), 0.6, slack=0.1, context_sequence=[[b], [3.0]])
+    env.service_rates([[0.0]])
