@@ -880,3 +880,47 @@ def test_small_class_rule_at_one_point_and_the_ten_class_message():
     msgs = [str(w.message) for w in rec if issubclass(w.category, UserWarning)]
     assert msgs == [f"classes [{listed}] have too few calibration points for alpha = 0.1; "
                     "their threshold is +inf, so they are in every set."]
+
+
+def test_tuning_split_sizes_are_rounded_and_bounded():
+    table = np.array([[0.5, 0.3, 0.2]])
+    model = TableModel(table, classes=[0, 1, 2]).fit(np.zeros((1, 1)), [0])
+    for n, frac, n_cal in [(2, 0.8, 1), (5, 0.2, 4), (10, 0.5, 5), (10, 0.04, 9)]:
+        clf = SplitConformalClassifier(model, prefit=True, conformity_score="raps",
+                                       randomized_score=False, tune_fraction=frac,
+                                       random_state=0)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            clf.fit(np.zeros((n, 1)), np.arange(n) % 3)
+        assert clf.n_calib_ == n_cal, (n, frac)
+
+
+def test_prediction_streams_differ_between_seeds():
+    # each fit draws the seed of its prediction stream from a 63-bit range: fifty
+    # seeds give fifty different streams (a range of about a hundred would collide)
+    rows = []
+    for seed in range(50):
+        clf = _prefit(conformity_score="aps", alpha=0.25, random_state=seed).fit(X_CAL, Y_CAL)
+        rows.append(tuple(np.round(clf.label_scores(X_TEST[:1])[0], 12)))
+    assert len(set(rows)) == 50
+
+
+def test_unknown_label_message_lists_five():
+    clf = _prefit(conformity_score="lac", alpha=0.25).fit(X_CAL, Y_CAL)
+    _raises(lambda: clf.evaluate(X_TEST[:7], np.array([0, 10, 11, 12, 13, 14, 15])),
+            r"y contains labels unknown to the model: \[10, 11, 12, 13, 14\]; known labels "
+            r"are \[0, 1, 2\]\.")
+
+
+def test_input_tags_follow_the_base_model():
+    class TextModel(KeyModel):
+        def __sklearn_tags__(self):
+            tags = super().__sklearn_tags__()
+            tags.input_tags.string = True
+            tags.input_tags.two_d_array = False
+            return tags
+
+    outer = SplitConformalClassifier(TextModel()).__sklearn_tags__().input_tags
+    assert outer.string and not outer.two_d_array
+    default = SplitConformalClassifier().__sklearn_tags__().input_tags
+    assert default.two_d_array and not default.string
