@@ -611,7 +611,13 @@ def test_model_classes_in_another_order_are_mapped_to_the_wrapper_columns():
 def test_single_precision_probabilities_are_scored_in_double():
     t32 = TABLE.astype(np.float32)
     t32 = t32 / t32.sum(axis=1, keepdims=True)
-    model = TableModel(t32).fit(X_CAL, np.array([0, 1, 2]))
+
+    class SingleModel(TableModel):
+        def predict_proba(self, X):
+            return np.asarray(self.table)[np.asarray(X)[:, 0].astype(int)]  # float32 rows
+
+    model = SingleModel(t32).fit(X_CAL, np.array([0, 1, 2]))
+    assert model.predict_proba(X_TEST).dtype == np.float32
     clf = SplitConformalClassifier(model, prefit=True, conformity_score="lac", alpha=0.25)
     clf.fit(X_CAL, Y_CAL)
     p64 = t32.astype(np.float64)[X_CAL[:, 0].astype(int)]
