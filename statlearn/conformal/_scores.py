@@ -16,7 +16,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..utils import check_int, check_probabilities, check_real, check_rng, get_namespace
+from ..utils import (
+    asarray_like,
+    check_int,
+    check_probabilities,
+    check_real,
+    check_rng,
+    get_namespace,
+)
 from ..utils._array_api import is_numpy_namespace
 from . import _kernels
 
@@ -106,12 +113,14 @@ def _draw_u(u, n, random_state, xp, like):
         u = np.full(n, float(u)) if isinstance(u, np.ndarray) else xp.full(n, float(u))
     if tuple(u.shape) != (n,):
         raise ValueError(f"u must have shape ({n},), got {tuple(u.shape)}.")
-    u_np = np.asarray(u) if isinstance(u, np.ndarray) else None
-    if u_np is not None and (np.isnan(u_np).any() or (u_np < 0).any() or (u_np > 1).any()):
+    if isinstance(u, np.ndarray):
+        bad = bool(np.isnan(u).any() or (u < 0).any() or (u > 1).any())
+    else:
+        uxp = get_namespace(u)
+        bad = bool(uxp.any(uxp.isnan(u) | (u < 0) | (u > 1)))
+    if bad:
         raise ValueError("u must hold values in [0, 1].")
     if isinstance(u, np.ndarray) and not is_numpy_namespace(xp):
-        from ..utils import asarray_like
-
         u = asarray_like(u, like, dtype=xp.float64)
     return u
 
@@ -610,7 +619,14 @@ def socop_sets(proba, lam, threshold, k0=1):
             raise ValueError(f"threshold must be a number or an array of shape ({K},) without "
                              "NaN.")
         return _socop_sets(proba, lam, k0, q, xp)
-    q = threshold if hasattr(threshold, "shape") else xp.asarray(threshold, dtype=proba.dtype)
+    if isinstance(threshold, (np.ndarray, np.generic)) or not hasattr(threshold, "shape"):
+        # NumPy scalars and arrays have a shape too, but belong to another namespace
+        q = asarray_like(np.asarray(threshold, dtype=np.float64), proba, dtype=proba.dtype)
+    else:
+        q = threshold
+    if tuple(q.shape) not in ((), (K,)) or bool(xp.any(xp.isnan(q))):
+        raise ValueError(f"threshold must be a number or an array of shape ({K},) without "
+                         "NaN.")
     return _socop_sets(proba, lam, k0, q, xp)
 
 

@@ -444,3 +444,27 @@ def test_kernel_subnormal_lambda_and_probability(k0):
     expected = np.array([[tiny, 5 * tiny, 1.0 if k0 >= 3 else np.inf]])
     for fn in (socop_scores_reference, socop_scores):
         np.testing.assert_array_equal(fn(p, tiny, k0), expected)
+
+
+@pytest.mark.parametrize("bad", [-0.1, 1.5, float("nan")])
+def test_uniforms_of_another_namespace_are_range_checked(bad):
+    xps = pytest.importorskip("array_api_strict")
+    p = xps.asarray([[0.6, 0.3, 0.1], [0.2, 0.5, 0.3]])
+    u = xps.asarray([0.5, bad])
+    with pytest.raises(ValueError, match=r"u must hold values in \[0, 1\]"):
+        aps_scores(p, u=u)
+    # in range: accepted, and U * p_y enters the score as defined
+    s = aps_scores(p, xps.asarray([0, 1]), u=xps.asarray([0.5, 0.25]))
+    np.testing.assert_allclose(np.asarray(s), [0.5 * 0.6, 0.25 * 0.5])
+
+
+def test_socop_sets_threshold_as_numpy_scalar_in_another_namespace():
+    xps = pytest.importorskip("array_api_strict")
+    p = [[0.5, 0.3, 0.15, 0.05], [0.4, 0.35, 0.2, 0.05]]
+    expected = socop_sets(np.asarray(p), lam=0.1, threshold=1.0)
+    for q in (np.float64(1.0), np.asarray(1.0), np.full(4, 1.0), 1.0):
+        got = socop_sets(xps.asarray(p), lam=0.1, threshold=q)
+        np.testing.assert_array_equal(np.asarray(got), expected)
+    for bad in (float("nan"), np.full(3, 1.0), xps.asarray([1.0, 1.0])):
+        with pytest.raises(ValueError, match="threshold must be"):
+            socop_sets(xps.asarray(p), lam=0.1, threshold=bad)
