@@ -2,7 +2,7 @@
 
 The low-memory estimator redraws both walk sets for every (query, landmark)
 pair. Here every landmark keeps the endpoints of ``R`` walks, drawn once at
-build time, in an inverted index (vertex -> landmark counts); a query draws
+build time, in one sorted array of endpoints with their landmarks; a query draws
 its own ``R_q`` walks once and counts collisions with every landmark in one
 look-up per endpoint. Each estimate still compares two independent walk
 sets (the query's walks are never the landmark's; the Gram diagonal uses a

@@ -78,7 +78,11 @@ class SpectralClusteringOracle(ParamsMixin):
         the largest eigen-gap ratio ``sigma_k / sigma_{k+1}`` (see Notes).
     walk_length_candidates : sequence of int or None
         Candidates for ``"auto"``; default powers of two from 4 to
-        ``max(16, 8 ln n)``.
+        ``max(16, 8 ln n)``. On very large graphs the window of good lengths
+        narrows (walks must mix inside the clusters before they leak across);
+        a finer grid there (e.g. ``[64, 76, 90, 107, 128]`` at ``n = 10**7``)
+        finds it: in fast mode each candidate only costs a Gram matrix (the
+        walks are continued, not redrawn).
     batch_size : int or None
         ``b``, walks per batch: the memory knob. Default ``ceil(sqrt(n))``,
         or derived from ``memory_budget``; clamped to ``n_walks``.
@@ -219,8 +223,8 @@ class SpectralClusteringOracle(ParamsMixin):
     build_stage_ : str
         Last build stage completed (``"done"`` when complete).
     index_words_ : int
-        Fast mode: words of the stored landmark endpoints (inverted index) and
-        the per-endpoint cluster scores, the long-lived part of ``D``.
+        Fast mode: words of the stored landmark endpoints (sorted, with their
+        landmarks) and the ``s x k`` score weights, the long-lived part of ``D``.
     max_query_walks_ : int
         Fast mode: cap of the sequential queries.
 
@@ -260,7 +264,8 @@ class SpectralClusteringOracle(ParamsMixin):
     the chosen ``t`` with all repeats (memory stays ``s**2``).
 
     *Fast mode.* Each landmark ``j`` keeps the endpoints of ``R`` walks (set
-    ``A_j``) in an inverted index (vertex -> counts per landmark). The Gram
+    ``A_j``) in one sorted array of endpoints beside the landmark of each
+    (about ``1.25 s R`` words; an endpoint is found by binary search). The Gram
     entry ``G_ij`` counts collisions of ``A_i`` with ``A_j``; the diagonal
     compares ``A_i`` with a second, independent set ``B_i`` (discarded after
     the build), so every entry is an unbiased estimate with one batch of
@@ -275,15 +280,33 @@ class SpectralClusteringOracle(ParamsMixin):
     is below ``threshold_``. Landmark walks are not redrawn per query and
     there is no median over repeats, which is where the batched mode spends
     its time; memory grows to about ``s R`` words instead of ``b``. For
-    ``walk_length="auto"`` all candidates come from the same walks (their
-    positions after each candidate number of steps), and the candidate with
-    the largest eigen-gap ratio is kept. Construction fails with a diagnostic
-    (eigenvalues near ``k``, the gap ratio, the component sizes of the
-    similarity graph and the walk steps spent) after at most
-    ``2 s R sum(candidates) + s' R t`` walk steps: there are no hidden retries.
+    ``walk_length="auto"`` all candidates come from the same walks: only the
+    ``2 s R`` walk positions are held, and they are continued from one
+    candidate length to the next (the draws are counter based), so the search
+    costs the steps of the longest candidate tried plus one Gram matrix per
+    candidate; the candidate with the largest eigen-gap ratio is kept (its
+    index; the current one is dropped when it loses). Construction fails with
+    a diagnostic (eigenvalues near ``k``, the gap ratio, the component sizes
+    of the similarity graph and the walk steps spent) after at most
+    ``2 s R max(candidates) + s' R t`` walk steps: there are no hidden
+    retries. ``peak_memory_words_`` counts the walk positions, the indexes,
+    the Gram matrix and its eigenvectors (search), or the kept index, one
+    chunk of cluster-landmark walks, ``psi_`` and the ``alpha`` rows
+    (clusters), whichever is larger.
     Queries are processed in chunks of at most 65,536 walks, keeping only
     running sums per vertex, so a batch's working memory does not grow with
     its size.
+
+    *Long builds.* The build runs in stages (landmark walks for one length
+    and a chunk of landmarks, a Gram matrix, a chunk of cluster landmarks or
+    of estimated pairs); each stage's result is kept as soon as it is done.
+    ``progress=True`` shows them in a progress bar counted in walk steps.
+    With ``time_budget`` the build stops after the stage during which the
+    budget ran out, and an interruption (``Ctrl-C``) stops it where it is;
+    either way ``build_state_`` is ``"partial"``, the oracle refuses queries
+    (``NotFittedError``, never answers from a half-built ``D``) and
+    :meth:`resume` finishes the build from the stages kept. The random streams
+    are fixed per stage, so the resumed oracle equals the uninterrupted one.
 
     *Sequential queries (``error_rate``).* Given the built ``D``, a query
     walk ending at ``v`` yields the score vector ``h(v)`` (``k`` values, its
