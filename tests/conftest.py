@@ -27,6 +27,13 @@ elif not os.environ.get("CI"):
 os.environ.setdefault("STATLEARN_FAST", "1")
 
 
+def pytest_report_header(config):
+    """Which SIMD loops, BLAS kernels and Numba target this run rounds with."""
+    from tests.cpu_features import report
+
+    return report()
+
+
 def _seed_range():
     value = os.environ.get("STATLEARN_TESTS_GLOBAL_RANDOM_SEED")
     if value is None:

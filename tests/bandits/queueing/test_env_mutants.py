@@ -90,9 +90,12 @@ def test_queue_grows_past_its_initial_buffer_in_arrival_order():
 
 
 def test_departure_at_the_exact_service_probability():
-    # U_t equal to mu departs (<=), just above does not
+    # U_t equal to mu departs (<=), just above does not. mu is the documented rate as the
+    # environment computes it (its last bit depends on the CPU's exp); the formula is
+    # pinned by hand to a few ulps
     x = np.array([[0.4, -0.2]])
-    mu = _mu(float(x[0] @ THETAS[0]))
+    mu = float(ContextualQueueEnv(THETAS, 0.5).service_rates(x)[0, 0])
+    assert mu == pytest.approx(_mu(0.4 * 1.5 + 0.2 * 0.5), rel=1e-14)
     for u, dep in ((mu, True), (np.nextafter(mu, 1.0), False), (0.0, True)):
         rand = QueueRandomness(arrivals=np.array([True, False]),
                                features=np.vstack([x, [[0.0, 0.0]]]),
@@ -203,7 +206,11 @@ def test_randomness_from_a_context_sequence():
 
 def test_stability_check_against_the_best_rate_of_the_sequence():
     seq = np.array([[0.5, 0.0], [1.0, 1.0], [-1.0, 0.2]])
-    best = max(max(_mu(float(x @ th)) for th in THETAS) for x in seq)
+    # the edge case must be the best rate as the environment computes it (last bit: the
+    # CPU's exp); the formula is pinned by hand to a few ulps
+    best = float(ContextualQueueEnv(THETAS, 0.0, context_sequence=seq).service_rates(seq).max())
+    assert best == pytest.approx(max(max(_mu(float(x @ th)) for th in THETAS) for x in seq),
+                                 rel=1e-14)
     stable = ContextualQueueEnv(THETAS, best - 1e-9, context_sequence=seq)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
@@ -429,25 +436,54 @@ class _CyclingSampler:
         return np.resize(self.rows, n)[:, None]
 
 
-@pytest.mark.parametrize("lam, slack", [(0.6, 0.1), (0.75, 0.1)])
-def test_acceptance_at_the_threshold_follows_the_exact_rate(lam, slack):
-    # theta = 1: a context x is accepted iff mu(x) = 1 / (1 + exp(-x)) >= lambda + slack.
-    # One float below logit(level) the rate rounds to level itself: accepted, although the
-    # logit screen alone (x >= logit(level)) would reject it
-    level = lam + slack
-    cut = np.log(level) - np.log1p(-level)
-    b = cut - np.spacing(cut)
-    assert b < cut and 1.0 / (1.0 + np.exp(-b)) >= level
-    env = ContextualQueueEnv(np.array([[1.0]]), lam, slack=slack,
+def _screen_disagreements(slack=0.1, width=16):
+    """Contexts where the logit screen and the rate computed on this machine disagree.
+
+    With ``theta = 1`` a context ``b`` is accepted iff ``mu(b) = 1 / (1 + exp(-b)) >=
+    level`` (``level = lam + slack``, formed as the environment forms it); the screen
+    ``b >= logit(level)`` alone differs from that for a few floats next to the cut, and
+    which floats these are depends on how this CPU rounds ``exp`` (NumPy chooses its
+    ``exp`` loop at run time). So the cases are found here, by the machine's own
+    arithmetic, over a grid of levels above 1/2 (where ``mu`` has that one branch):
+    ``(lam, b, accepted)`` tuples, every one a context the screen decides wrongly.
+    """
+    out = []
+    for lam in np.round(np.arange(0.41, 0.89, 0.01), 2):
+        lam = float(lam)
+        level = lam + slack
+        cut = np.log(level) - np.log1p(-level)
+        below = above = cut
+        floats = [cut]
+        for _ in range(width):
+            below, above = np.nextafter(below, -np.inf), np.nextafter(above, np.inf)
+            floats += [below, above]
+        for b in floats:
+            accepted = bool(1.0 / (1.0 + np.exp(-b)) >= level)
+            if bool(b >= cut) != accepted:
+                out.append((lam, float(b), accepted))
+    return out
+
+
+@pytest.mark.parametrize("accepted", [True, False], ids=["rate-accepts", "rate-rejects"])
+def test_acceptance_at_the_threshold_follows_the_exact_rate(accepted):
+    # A context next to logit(level) is decided by its rate mu(x) >= lambda + slack, not by
+    # the logit screen: take one the screen gets wrong on this machine (both directions
+    # occur on every CPU tried, with and without NumPy's AVX-512 loops)
+    cases = [c for c in _screen_disagreements() if c[2] == accepted]
+    assert cases, "no float next to logit(level) where the screen and the rate disagree"
+    lam, b, _ = cases[0]
+    env = ContextualQueueEnv(np.array([[1.0]]), lam, slack=0.1,
                              context_sampler=_CyclingSampler([b, -5.0, 3.0]))
     X, rate = env.sample_contexts(6, random_state=0)
-    np.testing.assert_array_equal(X[:, 0], [b, 3.0] * 3)
-    # one batch of 256 candidates (b, -5, 3, b, ...): 86 + 85 accepted
-    assert rate == 171 / 256
-    rand = env.sample_randomness(100, random_state=1)
+    want = [b, 3.0] * 3 if accepted else [3.0] * 6
+    np.testing.assert_array_equal(X[:, 0], want)
+    # one batch of 256 candidates (b, -5, 3, b, ...): the 85 threes, and the 86 b's if kept
+    assert rate == (85 + 86 * accepted) / 256
+    rand = env.sample_randomness(40, random_state=1)
     n = int(rand.arrivals.sum())
-    assert 0 < n <= 128 and rand.acceptance_rate == 171 / 256
-    np.testing.assert_array_equal(rand.features[rand.arrivals, 0], np.resize([b, 3.0], n))
+    assert 0 < n <= 40 and rand.acceptance_rate == (85 + 86 * accepted) / 256
+    kept = np.resize([b, 3.0], n) if accepted else np.full(n, 3.0)
+    np.testing.assert_array_equal(rand.features[rand.arrivals, 0], kept)
 
 
 def test_user_sampler_output_is_read_as_floats_and_checked():
@@ -524,10 +560,19 @@ def test_validation_messages_whole_and_the_slack_threshold_of_a_sequence():
         ContextualQueueEnv(THETAS, 0.3, slack=0.1, context_sequence=[["3", "3"]] * 4)
         .sample_randomness(4, random_state=0).features[:, 0] == 3.0,
         ContextualQueueEnv(THETAS, 0.3).sample_randomness(4, random_state=0).arrivals)
-    # a sequence row whose best rate equals lambda + slack exactly meets the slack
-    level = 0.6 + 0.1
-    cut = np.log(level) - np.log1p(-level)
-    b = cut - np.spacing(cut)
-    assert 1.0 / (1.0 + np.exp(-b)) == level
-    env = ContextualQueueEnv(np.array([[1.0]]), 0.6, slack=0.1, context_sequence=[[b], [3.0]])
-    env.service_rates([[0.0]])
+    # a sequence row whose best rate equals lambda + slack exactly meets the slack: at
+    # x = 0 the rate is 1 / (1 + exp(0)) = 1/2 = 0.4 + 0.1 in exact arithmetic
+    assert 0.4 + 0.1 == 0.5
+    ContextualQueueEnv(np.array([[1.0]]), 0.4, slack=0.1, context_sequence=[[0.0], [3.0]]) \
+        .service_rates([[0.0]])
+    # and rows next to logit(level) are judged by their rate as this machine computes it
+    cases = _screen_disagreements()
+    for accepted in (True, False):
+        lam, b, _ = next(c for c in cases if c[2] == accepted)
+        env = ContextualQueueEnv(np.array([[1.0]]), lam, slack=0.1,
+                                 context_sequence=[[3.0], [b]])
+        if accepted:
+            env.service_rates([[0.0]])
+        else:
+            with pytest.raises(ValueError, match=r"^context_sequence violates .* row 1 "):
+                env.service_rates([[0.0]])

@@ -129,7 +129,11 @@ def test_both_engines_report_refits_that_stop_at_max_iter():
         k = m.group(3)
         mine = [p for p in py if p.group(3) == k]
         assert int(m.group(2)) == len(mine)
-        assert m.group(4) == mine[-1].group(4)  # the last step of the latest refit
+        # the last step of the latest refit: both engines print it with 3 significant
+        # digits from exp's of different libraries (last bits differ), so the two printed
+        # values may fall on either side of a rounding boundary: one unit in the third
+        # digit, at most 1% apart
+        assert float(m.group(4)) == pytest.approx(float(mine[-1].group(4)), rel=1.01e-2)
     for engine in ("python", "numba"):
         ok, msgs = run(engine)
         assert msgs == [] and ok.n_unconverged == 0

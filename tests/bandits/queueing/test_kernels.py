@@ -1,6 +1,7 @@
 """The Numba kernels against their NumPy references."""
 
 import math
+import re
 import warnings
 
 import numpy as np
@@ -128,7 +129,13 @@ def test_estimator_update_reports_refits_that_stop_short_like_the_reference():
             msgs = [str(w.message) for w in caught if w.category is ConvergenceWarning]
             if short:
                 assert steps[-1] >= 1e-8
-                assert msgs == [refit_warning_message(0, 1, steps[-1], 1e-8)]
+                # the Python estimator's warning, with its own last step printed to 3
+                # digits: within half a unit of the third digit (5e-3) of the kernel's step
+                # (the two compute exp with different libraries: last bits only)
+                assert len(msgs) == 1
+                printed = float(re.search(r"last step of (\S+) >=", msgs[0]).group(1))
+                assert printed == pytest.approx(steps[-1], rel=5.01e-3)
+                assert msgs == [refit_warning_message(0, 1, printed, 1e-8)]
             else:
                 assert steps[-1] == 0.0 and msgs == []
         assert ref.n_unconverged_[0] == (n if short else 0)
@@ -137,7 +144,10 @@ def test_estimator_update_reports_refits_that_stop_short_like_the_reference():
 def _small_instance(data):
     K_ = data.draw(st.integers(1, 3), label="K")
     d = data.draw(st.integers(1, 3), label="d")
-    thetas = data.draw(arrays(np.float64, (K_, d), elements=st.floats(-2, 2)), label="thetas")
+    # thetas on a grid of eighths: rows are then equal or far apart, never an ulp apart,
+    # where the two engines' exp (different libraries) could break a near-tie differently
+    thetas = data.draw(arrays(np.float64, (K_, d), elements=st.integers(-16, 16).map(
+        lambda v: v / 8)), label="thetas")
     lam = data.draw(st.floats(0.05, 0.95), label="arrival_rate")
     T = data.draw(st.integers(1, 120), label="T")
     seed = data.draw(st.integers(0, 2**16), label="seed")
