@@ -9,33 +9,29 @@ from sklearn.linear_model import LinearRegression
 from sklearn.model_selection import train_test_split
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..utils import check_alpha, check_option, check_real, check_rng
+from ..base import FitStateMixin, HasMethods, Level, Options, Real
+from ..utils import check_real, check_rng
+from ..utils._validation import _scalar
 from ._selection import METHODS, _parse_conditions, cfbh, mccs
 
 __all__ = ["ConformalSelector", "MultiConditionSelector"]
 
 
-class _SelectorBase(BaseEstimator):
+class _SelectorBase(FitStateMixin, BaseEstimator):
     """Shared fit: train the model on one part, keep predictions on the other."""
 
-    def _check_common(self):
-        check_alpha(self.q, "q")
-        check_real(self.calib_size, "calib_size", low=0, high=1, closed="neither")
-        if not isinstance(self.randomize, bool | np.bool_):
-            raise TypeError(f"randomize must be a bool, got {self.randomize!r}.")
-        if not isinstance(self.prefit, bool | np.bool_):
-            raise TypeError(f"prefit must be a bool, got {self.prefit!r}.")
-        if self.M is not None:
-            check_real(self.M, "M", low=0, closed="neither", allow_inf=True)
-        est = self.estimator
-        if isinstance(est, str) and est != "precomputed":
-            raise ValueError(f'estimator must be a regressor, None or "precomputed", got {est!r}.')
-        if est is not None and not isinstance(est, str) and not hasattr(est, "predict"):
-            raise TypeError(f"estimator must have a predict method, got {type(est).__name__}.")
+    _parameter_constraints = {
+        "estimator": [None, Options(["precomputed"]), HasMethods("fit", "predict")],
+        "q": [Level()],
+        "randomize": ["boolean"],
+        "M": [None, Real(0, None, closed="neither", allow_inf=True)],
+        "prefit": ["boolean"],
+        "calib_size": [Real(0, 1, closed="neither")],
+        "random_state": ["random_state"],
+    }
 
     def _fit_split(self, X, y, extra=None):
         """Fit the model and return calibration (predictions, responses, extra)."""
-        self._check_common()
         multi = np.ndim(y) == 2
         X, y = validate_data(self, X, y, multi_output=multi, y_numeric=True,
                              dtype=np.float64)
@@ -67,7 +63,7 @@ class _SelectorBase(BaseEstimator):
         return mu
 
     def _test_mu(self, X):
-        check_is_fitted(self, "mu_cal_")
+        self._check_fitted()
         X = validate_data(self, X, reset=False, dtype=np.float64)
         mu = self._predict_mu(X)
         if mu.ndim == 2 and self.mu_cal_.ndim == 1 and mu.shape[1] == 1:
@@ -146,6 +142,12 @@ class ConformalSelector(_SelectorBase):
     (41, 0.122, 1.0)
     """
 
+    _parameter_constraints = {
+        **_SelectorBase._parameter_constraints,
+        "threshold": [Real()],
+        "conformity_score": [Options(["clip", "residual"])],
+    }
+
     def __init__(self, estimator=None, threshold=0.0, q=0.1, conformity_score="clip",
                  randomize=True,
                  M=None, prefit=False, calib_size=0.5, random_state=None):
@@ -173,8 +175,6 @@ class ConformalSelector(_SelectorBase):
         -------
         self
         """
-        check_option(self.conformity_score, "conformity_score", ["clip", "residual"])
-        check_real(self.threshold, "threshold")
         if y is None:
             raise ValueError("ConformalSelector requires y to be passed, but the target y is None.")
         if np.ndim(y) != 1:
@@ -189,9 +189,38 @@ class ConformalSelector(_SelectorBase):
         mu, y_cal, c_cal = self._fit_split(X, y, c)
         self.mu_cal_ = np.asarray(mu, dtype=np.float64).reshape(-1)
         self.y_cal_ = y_cal
+        self.per_unit_threshold_ = c_cal is not None
         self.c_cal_ = (np.full(self.mu_cal_.shape, float(self.threshold)) if c_cal is None
                        else c_cal)
         return self
+
+    def _thresholds(self, threshold, m):
+        """Calibration and test thresholds for ``select``, one rule for both.
+
+        The p-values are valid only when calibration and test units are judged
+        against the same threshold rule: a scalar given here is applied to the
+        calibration units too; per-unit test thresholds need the per-unit
+        calibration thresholds given to ``fit``.
+        """
+        if threshold is None:
+            if self.per_unit_threshold_:
+                raise ValueError(
+                    "threshold: fit was given one threshold per calibration unit, so select "
+                    "needs one per test unit (threshold=array of shape (m,)).")
+            return self.c_cal_, float(self.threshold)
+        if np.ndim(threshold) == 0:
+            c = check_real(_scalar(threshold), "threshold")
+            if self.per_unit_threshold_:
+                raise ValueError(
+                    "threshold: fit was given one threshold per calibration unit, so select "
+                    f"needs one per test unit (an array of shape ({m},)), got the scalar {c!r}.")
+            return np.full(self.c_cal_.shape, c), c
+        if not self.per_unit_threshold_:
+            raise ValueError(
+                "threshold: per-unit test thresholds need per-unit calibration thresholds "
+                "under the same rule; pass threshold= (one per row) to fit as well, or give "
+                "one scalar here.")
+        return self.c_cal_, threshold
 
     def select(self, X, threshold=None, y_true=None):
         """Select the test units predicted to have ``Y > c``.
@@ -200,7 +229,9 @@ class ConformalSelector(_SelectorBase):
         ----------
         X : array-like of shape (m, n_features)
         threshold : float or array-like of shape (m,), optional
-            Test thresholds (default: the ``threshold`` parameter).
+            Test thresholds (default: the ``threshold`` parameter). A scalar is
+            applied to the calibration units as well, so the p-values stay valid;
+            an array needs the per-unit calibration thresholds given to ``fit``.
         y_true : array-like of shape (m,), optional
             True responses, to report FDP and power.
 
@@ -209,8 +240,8 @@ class ConformalSelector(_SelectorBase):
         SelectionResult
         """
         mu = self._test_mu(X)
-        c = self.threshold if threshold is None else threshold
-        return cfbh(self.mu_cal_, self.y_cal_, mu, c_cal=self.c_cal_, c_test=c, q=self.q,
+        c_cal, c = self._thresholds(threshold, np.shape(mu)[0])
+        return cfbh(self.mu_cal_, self.y_cal_, mu, c_cal=c_cal, c_test=c, q=self.q,
                     score=self.conformity_score, randomize=self.randomize, M=self.M, y_test=y_true,
                     random_state=check_rng(self.random_state))
 
@@ -276,6 +307,13 @@ class MultiConditionSelector(_SelectorBase):
     (37, 0.162, 1.0)
     """
 
+    _parameter_constraints = {
+        **_SelectorBase._parameter_constraints,
+        "conditions": ["no_validation"],  # parsed against the response columns in fit
+        "mode": [Options(["disjunctive", "conjunctive"])],
+        "method": [Options([m for m in METHODS if m != "ind"])],
+    }
+
     def __init__(self, estimator=None, conditions=((0.0, 1.0),), mode="disjunctive", q=0.1,
                  method="mccs", randomize=True, M=None, prefit=False, calib_size=0.5,
                  random_state=None):
@@ -302,8 +340,6 @@ class MultiConditionSelector(_SelectorBase):
         -------
         self
         """
-        check_option(self.mode, "mode", ["disjunctive", "conjunctive"])
-        check_option(self.method, "method", [m for m in METHODS if m != "ind"])
         if y is None:
             raise ValueError("MultiConditionSelector requires y to be passed, but the target y "
                              "is None.")

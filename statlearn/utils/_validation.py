@@ -32,6 +32,13 @@ _RENORM = ("Rounded or single-precision probabilities miss by a little: renormal
            "with proba / proba.sum(axis=-1, keepdims=True).")
 
 
+def _scalar(value):
+    """A 0-d NumPy array as the NumPy scalar it holds (``np.asarray(0.5)`` is a number)."""
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        return value[()]
+    return value
+
+
 def _describe_interval(low, high, closed: str) -> str:
     left = "[" if closed in ("both", "left") else "("
     right = "]" if closed in ("both", "right") else ")"
@@ -100,6 +107,7 @@ def check_real(
     ...
     ValueError: lam must be in [0, inf], got -1.
     """
+    value = _scalar(value)
     if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be a real number, got {type(value).__name__} {value!r}.")
     if math.isnan(value):
@@ -146,6 +154,7 @@ def check_int(
     ...
     ValueError: n_reps must be in [1, inf], got 0.
     """
+    value = _scalar(value)
     if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Integral):
         raise TypeError(f"{name} must be an integer, got {type(value).__name__} {value!r}.")
     value = int(value)
@@ -170,6 +179,7 @@ def check_alpha(alpha: Any, name: str = "alpha") -> float:
     ...
     ValueError: alpha must be in (0, 1), got 10. alpha is a fraction, not a percentage ...
     """
+    alpha = _scalar(alpha)
     try:
         return check_real(alpha, name, low=0, high=1, closed="neither")
     except ValueError as exc:

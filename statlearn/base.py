@@ -1,0 +1,627 @@
+"""The base layer every statlearn estimator and decision object shares.
+
+Three rules hold for every public class, and live here once:
+
+* **Parameters** come from the ``__init__`` signature (:class:`ParamsMixin`
+  gives ``get_params`` / ``set_params`` / ``repr`` to the classes that are not
+  scikit-learn estimators) and are checked against the constraints the class
+  declares once, in ``_parameter_constraints`` (scikit-learn's idea): types,
+  intervals, options, callables. An error names the class, the parameter, what
+  is allowed and the value given.
+* **Fitted state**: ``fit`` validates the parameters and records the values it
+  used. Every output (prediction, set, interval, selection, decision, query)
+  starts with :meth:`FitStateMixin._check_fitted`, which refuses to answer from
+  a fit made with other parameters: ``set_params`` after ``fit`` never changes
+  an output silently; it raises :class:`StaleFitError` until the next ``fit``.
+  Parameters that cannot change an output (``n_jobs``, ``progress``, ...) are
+  listed in ``_output_free_params``.
+* **Scalars** given as NumPy scalars or 0-d arrays are read as the number they
+  hold (see :func:`statlearn.utils.check_real`).
+
+The contract suite (``tests/test_contracts.py``) checks these rules over every
+public estimator and function, so a new one cannot forget them.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import numbers
+from typing import Any, ClassVar
+
+import numpy as np
+from sklearn.exceptions import NotFittedError
+
+from .utils._results import _short
+from .utils._validation import (
+    _describe_interval,
+    _scalar,
+    check_alpha,
+    check_int,
+    check_option,
+    check_real,
+)
+
+__all__ = [
+    "Bool",
+    "FitStateMixin",
+    "HasMethods",
+    "Integral",
+    "Level",
+    "Options",
+    "ParamsMixin",
+    "Real",
+    "StaleFitError",
+    "validate_params",
+]
+
+
+class StaleFitError(NotFittedError):
+    """A parameter changed after ``fit``: the fitted state no longer matches it.
+
+    Raised by every output method of an estimator whose parameters were changed
+    (``set_params`` or attribute assignment) since its last ``fit``. It derives
+    from :class:`sklearn.exceptions.NotFittedError`: the remedy is the same,
+    call ``fit`` again (or set the parameter back).
+
+    Examples
+    --------
+    >>> from sklearn.exceptions import NotFittedError
+    >>> from statlearn.base import StaleFitError
+    >>> issubclass(StaleFitError, NotFittedError)
+    True
+    """
+
+
+# --------------------------------------------------------------------- constraints
+class _Constraint:
+    """A rule one parameter value may satisfy; ``check`` returns the value or raises."""
+
+    def matches_type(self, value) -> bool:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def check(self, value, name):
+        return value
+
+    def describe(self) -> str:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def __repr__(self):
+        return f"<{self.describe()}>"
+
+
+class Real(_Constraint):
+    """A real number (not a bool) in an interval.
+
+    Examples
+    --------
+    >>> from statlearn.base import Real
+    >>> Real(0, 1, closed="neither").describe()
+    'a real in (0, 1)'
+    """
+
+    def __init__(self, low=None, high=None, closed="both", allow_inf=False):
+        self.low, self.high, self.closed, self.allow_inf = low, high, closed, allow_inf
+
+    def matches_type(self, value):
+        value = _scalar(value)
+        return isinstance(value, numbers.Real) and not isinstance(value, bool | np.bool_)
+
+    def check(self, value, name):
+        return check_real(value, name, low=self.low, high=self.high, closed=self.closed,
+                          allow_inf=self.allow_inf)
+
+    def describe(self):
+        if self.low is None and self.high is None:
+            return "a real" + (" (inf allowed)" if self.allow_inf else "")
+        return f"a real in {_describe_interval(self.low, self.high, self.closed)}"
+
+
+class Level(Real):
+    """An error level or rate strictly inside ``(0, 1)`` (``alpha``, ``q``, ``delta``).
+
+    Its error says when a percentage was given for a fraction.
+
+    Examples
+    --------
+    >>> from statlearn.base import Level
+    >>> Level().describe()
+    'a real in (0, 1)'
+    """
+
+    def __init__(self):
+        super().__init__(0, 1, closed="neither")
+
+    def check(self, value, name):
+        return check_alpha(value, name)
+
+
+class Integral(_Constraint):
+    """An integer (not a bool, not an integral float) in an interval.
+
+    Examples
+    --------
+    >>> from statlearn.base import Integral
+    >>> Integral(1).describe()
+    'an int in [1, inf]'
+    """
+
+    def __init__(self, low=None, high=None, closed="both"):
+        self.low, self.high, self.closed = low, high, closed
+
+    def matches_type(self, value):
+        value = _scalar(value)
+        return isinstance(value, numbers.Integral) and not isinstance(value, bool | np.bool_)
+
+    def check(self, value, name):
+        return check_int(value, name, low=self.low, high=self.high, closed=self.closed)
+
+    def describe(self):
+        if self.low is None and self.high is None:
+            return "an int"
+        return f"an int in {_describe_interval(self.low, self.high, self.closed)}"
+
+
+class Options(_Constraint):
+    """One of a fixed set of values (strings are matched exactly, with a hint).
+
+    Examples
+    --------
+    >>> from statlearn.base import Options
+    >>> Options(["lac", "aps"]).describe()
+    "one of ['lac', 'aps']"
+    """
+
+    def __init__(self, values):
+        self.values = list(values)
+
+    def matches_type(self, value):
+        return any(type(value) is type(v) or (isinstance(value, str) and isinstance(v, str))
+                   for v in self.values)
+
+    def check(self, value, name):
+        return check_option(value, name, self.values)
+
+    def describe(self):
+        return f"one of {self.values!r}"
+
+
+class Bool(_Constraint):
+    """A Python or NumPy bool.
+
+    Examples
+    --------
+    >>> from statlearn.base import Bool
+    >>> Bool().describe()
+    'a bool'
+    """
+
+    def matches_type(self, value):
+        return isinstance(_scalar(value), bool | np.bool_)
+
+    def describe(self):
+        return "a bool"
+
+
+class HasMethods(_Constraint):
+    """An object with the given methods (an estimator: ``HasMethods("fit")``).
+
+    Examples
+    --------
+    >>> from statlearn.base import HasMethods
+    >>> HasMethods("fit", "predict").describe()
+    'an object with fit and predict methods'
+    """
+
+    def __init__(self, *methods):
+        self.methods = methods
+
+    def matches_type(self, value):
+        return all(callable(getattr(value, m, None)) for m in self.methods)
+
+    def describe(self):
+        names = " and ".join(self.methods)
+        return f"an object with {names} method{'s' if len(self.methods) > 1 else ''}"
+
+
+class _Callable(_Constraint):
+    def matches_type(self, value):
+        return callable(value) and not isinstance(value, type)
+
+    def describe(self):
+        return "a callable"
+
+
+class _NoneConstraint(_Constraint):
+    def matches_type(self, value):
+        return value is None
+
+    def describe(self):
+        return "None"
+
+
+class _RandomState(_Constraint):
+    def matches_type(self, value):
+        value = _scalar(value)
+        return value is None or isinstance(value, np.random.RandomState | np.random.Generator
+                                           | np.random.SeedSequence) or (
+            isinstance(value, numbers.Integral) and not isinstance(value, bool | np.bool_))
+
+    def check(self, value, name):
+        value = _scalar(value)
+        if isinstance(value, numbers.Integral) and value < 0:
+            raise ValueError(f"{name} must be a non-negative int, got {value!r}.")
+        return value
+
+    def describe(self):
+        return "None, a non-negative int, a SeedSequence, a Generator or a RandomState"
+
+
+class _ArrayLike(_Constraint):
+    def matches_type(self, value):
+        return isinstance(value, np.ndarray | list | tuple) or hasattr(value, "__array__") \
+            or hasattr(value, "__array_namespace__")
+
+    def describe(self):
+        return "an array-like"
+
+
+class _InstanceOf(_Constraint):
+    def __init__(self, *types):
+        self.types = types
+
+    def matches_type(self, value):
+        return isinstance(value, self.types)
+
+    def describe(self):
+        return " or ".join(f"a {t.__name__}" for t in self.types)
+
+
+class _Any(_Constraint):
+    def matches_type(self, value):
+        return True
+
+    def describe(self):
+        return "anything (checked by the method itself)"
+
+
+_SHORTHANDS = {
+    None: _NoneConstraint(),
+    "boolean": Bool(),
+    "callable": _Callable(),
+    "random_state": _RandomState(),
+    "array-like": _ArrayLike(),
+    "no_validation": _Any(),
+}
+
+
+def _make_constraint(spec):
+    if isinstance(spec, _Constraint):
+        return spec
+    if isinstance(spec, type):
+        return _InstanceOf(spec)
+    try:
+        return _SHORTHANDS[spec]
+    except (KeyError, TypeError):
+        raise TypeError(f"unknown parameter constraint {spec!r}") from None
+
+
+def validate_params(obj, constraints: dict | None = None) -> None:
+    """Check every constructor parameter of ``obj`` against its declared constraints.
+
+    Parameters
+    ----------
+    obj : object
+        An estimator or decision object with ``get_params``.
+    constraints : dict, optional
+        ``{name: [constraint, ...]}``; the value must satisfy one of them. A
+        constraint is a :class:`Real`, :class:`Integral`, :class:`Options`,
+        :class:`Bool`, :class:`HasMethods`, a type, ``None`` or one of the
+        strings ``"boolean"``, ``"callable"``, ``"random_state"``,
+        ``"array-like"``, ``"no_validation"``. Default: the class's
+        ``_parameter_constraints``.
+
+    Raises
+    ------
+    TypeError
+        If the value has none of the allowed types.
+    ValueError
+        If it has an allowed type but an allowed range or option is broken.
+        Both messages start with the class and the parameter's name.
+
+    Examples
+    --------
+    >>> from statlearn.base import ParamsMixin, Real, validate_params
+    >>> class Rule(ParamsMixin):
+    ...     _parameter_constraints = {"alpha": [Real(0, 1, closed="neither")]}
+    ...     def __init__(self, alpha=0.1):
+    ...         self.alpha = alpha
+    >>> validate_params(Rule(alpha=0.2))
+    >>> validate_params(Rule(alpha=2.0))
+    Traceback (most recent call last):
+    ...
+    ValueError: Rule parameter alpha must be in (0, 1), got 2.0.
+    >>> validate_params(Rule(alpha="0.2"))
+    Traceback (most recent call last):
+    ...
+    TypeError: Rule parameter alpha must be a real in (0, 1), got str '0.2'.
+    """
+    if constraints is None:
+        constraints = getattr(type(obj), "_parameter_constraints", {})
+    owner = type(obj).__name__
+    params = obj.get_params(deep=False)
+    for name, specs in constraints.items():
+        if name not in params:
+            raise RuntimeError(f"{owner}._parameter_constraints names {name!r}, which is not "
+                               "a parameter of its __init__.")
+        value = params[name]
+        rules = [_make_constraint(s) for s in (specs if isinstance(specs, list) else [specs])]
+        fitting = [r for r in rules if r.matches_type(value)]
+        if not fitting:
+            allowed = " or ".join(r.describe() for r in rules)
+            raise TypeError(f"{owner} parameter {name} must be {allowed}, got "
+                            f"{type(value).__name__} {_short(value)}.")
+        errors = []
+        for rule in fitting:
+            try:
+                rule.check(value, name)
+                break
+            except (TypeError, ValueError) as exc:
+                errors.append(exc)
+        else:
+            if len([r for r in rules if not isinstance(r, _NoneConstraint)]) > 1:
+                allowed = " or ".join(r.describe() for r in rules)
+                raise ValueError(f"{owner} parameter {name} must be {allowed}, got "
+                                 f"{_short(value)}.") from None
+            exc = errors[0]
+            raise type(exc)(f"{owner} parameter {exc}") from None
+
+
+# --------------------------------------------------------------------- parameters
+class ParamsMixin:
+    """``get_params`` / ``set_params`` / ``repr`` read from the ``__init__`` signature.
+
+    For the classes that are not scikit-learn estimators (environments,
+    policies, bandit agents, the clustering oracle): :func:`sklearn.base.clone`
+    and pickling work through it, as for an estimator.
+
+    Examples
+    --------
+    >>> from statlearn.base import ParamsMixin
+    >>> class Agent(ParamsMixin):
+    ...     def __init__(self, horizon=10, c=2.0):
+    ...         self.horizon, self.c = horizon, c
+    >>> Agent(c=0.5)
+    Agent(c=0.5)
+    >>> Agent().set_params(horizon=5).get_params()
+    {'horizon': 5, 'c': 2.0}
+    """
+
+    @classmethod
+    def _get_param_names(cls):
+        sig = inspect.signature(cls.__init__)
+        return [p.name for p in sig.parameters.values()
+                if p.name != "self" and p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL)]
+
+    def get_params(self, deep=True):
+        """Constructor parameters as a dict (nested ``get_params`` when ``deep``)."""
+        out = {}
+        for name in self._get_param_names():
+            value = getattr(self, name)
+            out[name] = value
+            if deep and hasattr(value, "get_params") and not isinstance(value, type):
+                for key, sub in value.get_params(deep=True).items():
+                    out[f"{name}__{key}"] = sub
+        return out
+
+    def set_params(self, **params):
+        """Set constructor parameters (``name__sub`` for nested ones); returns ``self``.
+
+        Unknown names raise ``ValueError`` listing the valid ones.
+        """
+        valid = self._get_param_names()
+        nested = {}
+        for key, value in params.items():
+            name, _, sub = key.partition("__")
+            if name not in valid:
+                raise ValueError(f"invalid parameter {name!r} for {type(self).__name__}; "
+                                 f"valid parameters are {valid}.")
+            if sub:
+                nested.setdefault(name, {})[sub] = value
+            else:
+                setattr(self, name, value)
+        for name, sub in nested.items():
+            getattr(self, name).set_params(**sub)
+        return self
+
+    def __repr__(self):
+        sig = inspect.signature(type(self).__init__)
+        parts = []
+        for name in self._get_param_names():
+            value = getattr(self, name)
+            if not _same_value(value, sig.parameters[name].default):
+                parts.append(f"{name}={_short(value)}")
+        return f"{type(self).__name__}({', '.join(parts)})"
+
+
+# --------------------------------------------------------------------- fitted state
+class _Ref:
+    """An object compared by identity (an estimator, a callable, a generator).
+
+    It holds the object itself, not its ``id``: a pickled or deep-copied
+    estimator carries its parameters and its fit record as one graph, so the
+    identity survives the copy.
+    """
+
+    __slots__ = ("obj",)
+
+    def __init__(self, obj):
+        self.obj = obj
+
+    def __eq__(self, other):
+        return isinstance(other, _Ref) and other.obj is self.obj
+
+    def __hash__(self):
+        return id(self.obj)
+
+
+def _freeze(value):
+    """A copy of a parameter value that later in-place edits cannot reach."""
+    if isinstance(value, np.ndarray):
+        return ("ndarray", value.dtype.str, value.shape, value.tobytes())
+    if isinstance(value, list | tuple):
+        return (type(value).__name__, tuple(_freeze(v) for v in value))
+    if isinstance(value, dict):
+        return ("dict", tuple((k, _freeze(v)) for k, v in value.items()))
+    if isinstance(value, set | frozenset):
+        return ("set", frozenset(_freeze(v) for v in value))
+    if value is None or isinstance(value, str | bytes | numbers.Number | np.generic):
+        return ("value", type(value).__name__, value)
+    return ("object", _Ref(value))  # estimators, callables, generators: by identity
+
+
+def _same_value(a, b) -> bool:
+    if a is b:
+        return True
+    try:
+        return _freeze(a) == _freeze(b) and type(a) is type(b)
+    except Exception:  # noqa: BLE001 - incomparable values are different
+        return False
+
+
+def _frozen_equal(a, b) -> bool:
+    try:
+        return bool(a == b)
+    except Exception:  # noqa: BLE001
+        return False
+
+
+class FitStateMixin:
+    """Validated parameters at ``fit``, and outputs only from a fit with the same ones.
+
+    A class using it declares ``_parameter_constraints`` and may list
+    ``_output_free_params``. Its ``fit`` (wrapped when the class is defined)
+    checks the constraints first and, once it returns, records the parameters it
+    ran with; an output method calls :meth:`_check_fitted` first.
+
+    Examples
+    --------
+    >>> from sklearn.base import BaseEstimator
+    >>> from statlearn.base import FitStateMixin, Real, StaleFitError
+    >>> class Shift(FitStateMixin, BaseEstimator):
+    ...     _parameter_constraints = {"c": [Real()]}
+    ...     def __init__(self, c=1.0):
+    ...         self.c = c
+    ...     def fit(self, X, y=None):
+    ...         self.shift_ = self.c
+    ...         return self
+    ...     def predict(self, X):
+    ...         self._check_fitted()
+    ...         return [x + self.shift_ for x in X]
+    >>> est = Shift().fit([0.0])
+    >>> est.predict([1.0])
+    [2.0]
+    >>> est.set_params(c=5.0).predict([1.0])
+    Traceback (most recent call last):
+    ...
+    statlearn.base.StaleFitError: Shift parameter c changed since fit (fit with 1.0, now 5.0): call fit again before predict, or set it back.
+    """
+
+    _parameter_constraints: ClassVar[dict] = {}
+    #: parameters that never change an output (changing them after fit is allowed)
+    _output_free_params: ClassVar[tuple] = ()
+    #: methods wrapped as fits: validate first, record the parameters after
+    _fit_methods: ClassVar[tuple] = ("fit",)
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        for name in cls._fit_methods:
+            method = cls.__dict__.get(name)
+            if method is not None and not getattr(method, "_statlearn_fit", False):
+                setattr(cls, name, _wrap_fit(method))
+
+    def _validate_params(self):
+        validate_params(self)
+
+    def _fit_snapshot(self):
+        params = self.get_params(deep=True)
+        return {k: _freeze(v) for k, v in params.items()
+                if k.partition("__")[0] not in self._output_free_params}
+
+    def __sklearn_is_fitted__(self):
+        return self.__dict__.get("_fit_params_") is not None
+
+    def _check_fitted(self, method=None):
+        """Raise unless fitted, and fitted with the parameters the object has now.
+
+        Raises
+        ------
+        sklearn.exceptions.NotFittedError
+            Before the first successful ``fit``.
+        StaleFitError
+            When a parameter that shapes the outputs changed since that fit.
+        """
+        owner = type(self).__name__
+        recorded = self.__dict__.get("_fit_params_")
+        if recorded is None:
+            raise NotFittedError(
+                f"This {owner} instance is not fitted yet. Call 'fit' with appropriate "
+                "arguments before using this estimator.")
+        now = self._fit_snapshot()
+        for key in sorted(set(recorded) | set(now)):
+            if not _frozen_equal(recorded.get(key), now.get(key)):
+                method = method or _public_caller(self)
+                raise StaleFitError(
+                    f"{owner} parameter {key} changed since fit (fit with "
+                    f"{_describe_frozen(recorded.get(key))}, now "
+                    f"{_describe_frozen(now.get(key))}): call fit again before {method}, "
+                    "or set it back.")
+
+
+def _public_caller(obj):
+    """The name of the public method of ``obj`` that is running (for error messages)."""
+    frame = inspect.currentframe()
+    try:
+        while frame is not None:
+            name = frame.f_code.co_name
+            if frame.f_locals.get("self") is obj and not name.startswith("_"):
+                return name
+            frame = frame.f_back
+        return "using it"
+    finally:
+        del frame
+
+
+def _describe_frozen(frozen):
+    if frozen is None:
+        return "nothing"
+    kind = frozen[0]
+    if kind == "value":
+        return repr(frozen[2])
+    if kind == "ndarray":
+        return f"an array of shape {frozen[2]}"
+    if kind == "object":
+        return "another object"
+    return f"a {kind}"
+
+
+def _wrap_fit(method):
+    @functools.wraps(method)
+    def fit(self, *args, **kwargs):
+        outer = not self.__dict__.get("_in_fit_", False)
+        if outer:
+            self._validate_params()
+            snapshot = self._fit_snapshot()
+            self.__dict__["_fit_params_"] = None
+            self.__dict__["_in_fit_"] = True
+        try:
+            out = method(self, *args, **kwargs)
+        finally:
+            if outer:
+                self.__dict__.pop("_in_fit_", None)
+        if outer:
+            self.__dict__["_fit_params_"] = snapshot
+        return out
+
+    fit._statlearn_fit = True
+    return fit
