@@ -14,8 +14,10 @@ __all__ = ["get_namespace", "is_numpy_namespace", "is_cupy_namespace", "to_numpy
 def get_namespace(*arrays: Any):
     """Return the array-API namespace shared by ``arrays``.
 
-    ``None`` and Python scalars are ignored; lists and tuples count as NumPy.
-    Mixing namespaces (e.g. NumPy and CuPy) raises ``TypeError``.
+    ``None`` and Python scalars are ignored; lists, tuples, pandas objects and
+    anything else that is not an array-API array but converts with
+    :func:`numpy.asarray` count as NumPy. Mixing namespaces (e.g. NumPy and
+    CuPy) raises ``TypeError``.
 
     Examples
     --------
@@ -23,9 +25,12 @@ def get_namespace(*arrays: Any):
     >>> from statlearn.utils import get_namespace
     >>> get_namespace(np.zeros(3)).__name__
     'array_api_compat.numpy'
+    >>> import pandas as pd
+    >>> get_namespace(pd.Series([0.5, 0.5]), [1, 0]).__name__
+    'array_api_compat.numpy'
     """
     arrs = [
-        np.asarray(a) if isinstance(a, list | tuple) else a
+        a if array_api_compat.is_array_api_obj(a) else np.asarray(a)
         for a in arrays
         if a is not None and not isinstance(a, bool | int | float | complex | str)
     ]
