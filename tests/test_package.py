@@ -11,7 +11,7 @@ import statlearn
 
 PKG = Path(statlearn.__file__).resolve().parent
 AREAS = ["conformal", "hte", "calibration", "bandits", "cluster", "unlearning"]
-SHARED = ("utils", "datasets", "simulation")
+SHARED = ("base", "utils", "datasets", "simulation")
 
 
 def test_version_and_marker():
@@ -51,7 +51,7 @@ def test_an_area_never_imports_another_area(area):
     for path in root.rglob("*.py"):
         for mod in _imported_modules(path):
             other = _area_of(mod)
-            # shared layers an area may use: utils, datasets and the study runner
+            # shared layers an area may use: the base layer, utils, datasets and the runner
             assert other is None or other == area or other in SHARED, (
                 f"{path.relative_to(PKG)} imports {mod}"
             )
@@ -73,3 +73,8 @@ def test_shared_layers_import_no_area(layer, allowed):
     for path in (PKG / layer).rglob("*.py"):
         for mod in _imported_modules(path):
             assert _area_of(mod) in allowed | {None}, f"{path.relative_to(PKG)} imports {mod}"
+
+
+def test_the_base_layer_sits_on_utils_only():
+    for mod in _imported_modules(PKG / "base.py"):
+        assert _area_of(mod) in {"utils", None}, f"base.py imports {mod}"
