@@ -27,7 +27,7 @@ from __future__ import annotations
 import functools
 import inspect
 import numbers
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import numpy as np
 from sklearn.exceptions import NotFittedError
@@ -52,6 +52,8 @@ __all__ = [
     "ParamsMixin",
     "Real",
     "StaleFitError",
+    "check_param_record",
+    "param_record",
     "validate_params",
 ]
 
@@ -217,7 +219,9 @@ class HasMethods(_Constraint):
         self.methods = methods
 
     def matches_type(self, value):
-        return all(callable(getattr(value, m, None)) for m in self.methods)
+        # a string has methods too (str.split): never an estimator or a splitter
+        return not isinstance(value, str | bytes) and all(
+            callable(getattr(value, m, None)) for m in self.methods)
 
     def describe(self):
         names = " and ".join(self.methods)
@@ -485,15 +489,70 @@ def _same_value(a, b) -> bool:
         return True
     try:
         return _freeze(a) == _freeze(b) and type(a) is type(b)
-    except Exception:  # noqa: BLE001 - incomparable values are different
+    except Exception:
         return False
 
 
 def _frozen_equal(a, b) -> bool:
     try:
         return bool(a == b)
-    except Exception:  # noqa: BLE001
+    except Exception:
         return False
+
+
+def param_record(obj, names=None) -> dict:
+    """A record of ``obj``'s parameters (nested ones too) that later edits cannot reach.
+
+    Parameters
+    ----------
+    obj : object with ``get_params``
+    names : iterable of str, optional
+        Top-level parameters to record (their nested ``name__sub`` ones too);
+        all by default.
+
+    Returns
+    -------
+    dict
+        Compare it with a later one through :func:`check_param_record`.
+
+    Examples
+    --------
+    >>> from sklearn.linear_model import Ridge
+    >>> from statlearn.base import check_param_record, param_record
+    >>> model = Ridge(alpha=1.0)
+    >>> record = param_record(model)
+    >>> check_param_record(model.set_params(alpha=2.0), record, "predict")
+    Traceback (most recent call last):
+    ...
+    statlearn.base.StaleFitError: Ridge parameter alpha changed since fit (fit with 1.0, ...
+    """
+    keep = None if names is None else set(names)
+    return {k: _freeze(v) for k, v in obj.get_params(deep=True).items()
+            if keep is None or k.partition("__")[0] in keep}
+
+
+def check_param_record(obj, record, action, names=None):
+    """Raise :class:`StaleFitError` if a recorded parameter of ``obj`` changed.
+
+    Parameters
+    ----------
+    obj : object with ``get_params``
+    record : dict
+        From :func:`param_record` (with the same ``names``).
+    action : str
+        What cannot be done (named in the message).
+    names : iterable of str, optional
+        The top-level parameters to compare (by default those in ``record``).
+    """
+    if names is None:
+        names = {k.partition("__")[0] for k in record}
+    now = param_record(obj, names)
+    for key in sorted(set(record) | set(now)):
+        if not _frozen_equal(record.get(key), now.get(key)):
+            raise StaleFitError(
+                f"{type(obj).__name__} parameter {key} changed since fit (fit with "
+                f"{_describe_frozen(record.get(key))}, now {_describe_frozen(now.get(key))}): "
+                f"call fit again before {action}, or set it back.")
 
 
 class FitStateMixin:
@@ -524,7 +583,7 @@ class FitStateMixin:
     >>> est.set_params(c=5.0).predict([1.0])
     Traceback (most recent call last):
     ...
-    statlearn.base.StaleFitError: Shift parameter c changed since fit (fit with 1.0, now 5.0): call fit again before predict, or set it back.
+    statlearn.base.StaleFitError: Shift parameter c changed since fit (fit with 1.0, now 5.0): ...
     """
 
     _parameter_constraints: ClassVar[dict] = {}
@@ -544,9 +603,8 @@ class FitStateMixin:
         validate_params(self)
 
     def _fit_snapshot(self):
-        params = self.get_params(deep=True)
-        return {k: _freeze(v) for k, v in params.items()
-                if k.partition("__")[0] not in self._output_free_params}
+        free = set(self._output_free_params)
+        return param_record(self, [n for n in self.get_params(deep=False) if n not in free])
 
     def __sklearn_is_fitted__(self):
         return self.__dict__.get("_fit_params_") is not None
@@ -567,15 +625,9 @@ class FitStateMixin:
             raise NotFittedError(
                 f"This {owner} instance is not fitted yet. Call 'fit' with appropriate "
                 "arguments before using this estimator.")
-        now = self._fit_snapshot()
-        for key in sorted(set(recorded) | set(now)):
-            if not _frozen_equal(recorded.get(key), now.get(key)):
-                method = method or _public_caller(self)
-                raise StaleFitError(
-                    f"{owner} parameter {key} changed since fit (fit with "
-                    f"{_describe_frozen(recorded.get(key))}, now "
-                    f"{_describe_frozen(now.get(key))}): call fit again before {method}, "
-                    "or set it back.")
+        free = set(self._output_free_params)
+        names = [n for n in self.get_params(deep=False) if n not in free]
+        check_param_record(self, recorded, method or _public_caller(self), names)
 
 
 def _public_caller(obj):

@@ -13,8 +13,20 @@ from sklearn.utils import _safe_indexing, get_tags
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _num_samples, check_is_fitted, column_or_1d, validate_data
 
-from ..utils import check_alpha, check_int, check_option, check_probabilities, check_real, check_rng
+from ..base import (
+    Bool,
+    FitStateMixin,
+    HasMethods,
+    Integral,
+    Level,
+    Options,
+    Real,
+    check_param_record,
+    param_record,
+)
+from ..utils import check_alpha, check_array, check_int, check_probabilities, check_rng
 from . import _kernels
+from ._arrays import float64_features, host
 from ._metrics import evaluate_sets
 from ._quantile import conformal_pvalues, conformal_quantile, conformal_rank
 from ._scores import (
@@ -71,12 +83,31 @@ def thresholds_from_scores(scores, labels, alpha, n_classes, mondrian=False):
     ...                        mondrian=True).tolist()
     [inf, inf, inf]
     """
-    scores = np.asarray(scores, dtype=np.float64)
-    labels = np.asarray(labels)
+    alpha = check_alpha(alpha)
+    n_classes = check_int(n_classes, "n_classes", low=1)
+    if not isinstance(mondrian, bool | np.bool_):
+        raise TypeError(f"mondrian must be True or False, got {mondrian!r}.")
+    scores = check_array(host(scores), "scores", ensure_2d=False, dtype=np.float64,
+                         ensure_all_finite=False, ensure_min_samples=0)
+    if scores.ndim != 1:
+        raise ValueError(f"scores must be 1-D, got shape {scores.shape}.")
+    labels = np.asarray(host(labels))
+    if labels.shape != scores.shape:
+        raise ValueError(f"labels must have the shape of scores {scores.shape}, got "
+                         f"{labels.shape}.")
+    if labels.dtype.kind not in "iu":
+        raise TypeError(f"labels must hold integer label indices, got dtype {labels.dtype}.")
+    if labels.size and (labels.min() < 0 or labels.max() >= n_classes):
+        raise ValueError(f"labels must be label indices in [0, {n_classes - 1}].")
+    labels = labels.astype(np.int64, copy=False)
     if not mondrian:
         return np.full(n_classes, conformal_quantile(scores, alpha))
+    if scores.size == 0:
+        raise ValueError("scores must hold at least one calibration score.")
     if np.isnan(scores).any():
         raise ValueError("scores must not contain NaN.")
+    if np.isneginf(scores).any():
+        raise ValueError("scores must not contain -inf.")
     # sort by (label, score) once, then read each class's k-th smallest: O(n log n + K)
     order = np.lexsort((scores, labels))
     s_sorted = scores[order]
@@ -119,7 +150,7 @@ def smoothed_pvalues(test_scores, cal_scores, u):
     return conformal_pvalues(test_scores, cal_scores, u)
 
 
-class SplitConformalClassifier(ClassifierMixin, BaseEstimator):
+class SplitConformalClassifier(FitStateMixin, ClassifierMixin, BaseEstimator):
     """Split-conformal prediction sets (SOCOP, LAC, APS, RAPS, top-k) for any classifier.
 
     ``fit`` either fits a clone of ``estimator`` on part of the data and
@@ -200,8 +231,7 @@ class SplitConformalClassifier(ClassifierMixin, BaseEstimator):
     estimator_ : classifier
         The fitted base model.
     alpha_ : float
-        Miscoverage level used by calibration (predictions use it, not
-        ``alpha``, so ``set_params`` without refitting changes nothing).
+        Miscoverage level used by calibration.
     conformity_score_ : str
         Score used by calibration.
     k0_ : int
@@ -235,10 +265,14 @@ class SplitConformalClassifier(ClassifierMixin, BaseEstimator):
 
     Notes
     -----
-    Predictions use only what calibration stored (``alpha_``,
-    ``conformity_score_``, ``lam_``, ``k_reg_``, ``threshold_``, ...):
-    changing a parameter with ``set_params`` takes effect at the next
-    :meth:`fit` or :meth:`calibrate`.
+    Every output comes from the parameters of the last :meth:`fit` or
+    :meth:`calibrate`: after ``set_params`` the outputs raise
+    :class:`~statlearn.base.StaleFitError` until the model is fitted or
+    recalibrated again (or the parameter is set back). :meth:`calibrate`
+    applies new calibration parameters (``alpha``, ``conformity_score``,
+    ``lam``, ``mondrian``, ...) to the fitted base model; a changed
+    ``estimator``, ``prefit``, ``calib_size`` or ``random_state`` needs
+    :meth:`fit` (with ``prefit=True`` it re-reads ``estimator``).
 
     ``score(X, y)`` is scikit-learn's accuracy of :meth:`predict` (the most
     probable label). To select a model or ``lam`` by the quality of its sets
@@ -304,29 +338,35 @@ class SplitConformalClassifier(ClassifierMixin, BaseEstimator):
         self.random_state = random_state
 
     # ------------------------------------------------------------------ validation
-    def _validate_params_(self):
-        check_option(self.conformity_score, "conformity_score", _SCORES)
-        check_alpha(self.alpha)
-        if not (isinstance(self.lam, str) and self.lam == "auto"):
-            check_real(self.lam, "lam", low=0)
+    _parameter_constraints = {
+        "estimator": [None, HasMethods("predict_proba")],
+        "conformity_score": [Options(_SCORES)],
+        "alpha": [Level()],
+        "lam": [Options(["auto"]), Real(0, None)],
+        "lam_grid": [None, "array-like"],  # its values are checked in fit
+        "k0": [Integral(0, None)],
+        "k_reg": [Options(["auto"]), Integral(0, None)],
+        "randomized_score": [Bool()],
+        "prefit": [Bool()],
+        "calib_size": [Real(0, 1, closed="neither")],
+        "tune_fraction": [Real(0, 1, closed="neither")],
+        "mondrian": [None, Options(["class"])],
+        "randomized": [Bool()],
+        "allow_empty": [Bool()],
+        "random_state": ["random_state"],
+    }
+    _fit_methods = ("fit", "calibrate")
+    #: parameters that shape the base model: calibrate without fit must not change them
+    _model_params = ("estimator", "prefit", "calib_size", "random_state")
+
+    def _check_lam_grid(self):
         if self.lam_grid is not None:
-            grid = np.asarray(self.lam_grid, dtype=float)
-            if grid.ndim != 1 or grid.size < 1 or not np.all(np.isfinite(grid)) or \
-                    np.any(grid < 0):
-                raise ValueError("lam_grid must be a non-empty 1-D sequence of finite values "
-                                 f">= 0, got {self.lam_grid!r}.")
-        check_int(self.k0, "k0", low=0)
-        if not (isinstance(self.k_reg, str) and self.k_reg == "auto"):
-            check_int(self.k_reg, "k_reg", low=0)
-        for name in ("randomized_score", "prefit", "randomized", "allow_empty"):
-            if not isinstance(getattr(self, name), bool | np.bool_):
-                raise TypeError(f"{name} must be True or False, got {getattr(self, name)!r}.")
-        check_real(self.calib_size, "calib_size", low=0, high=1, closed="neither")
-        check_real(self.tune_fraction, "tune_fraction", low=0, high=1, closed="neither")
-        check_option(self.mondrian, "mondrian", [None, "class"])
-        if self.estimator is not None and not hasattr(self.estimator, "predict_proba"):
-            raise TypeError("estimator must implement predict_proba, got "
-                            f"{type(self.estimator).__name__}.")
+            grid = np.asarray(host(self.lam_grid))
+            if grid.ndim != 1 or grid.size < 1 or grid.dtype.kind not in "biuf" or \
+                    not np.all(np.isfinite(grid)) or np.any(grid < 0):
+                raise ValueError(f"{type(self).__name__} parameter lam_grid must be a "
+                                 "non-empty 1-D sequence of finite values >= 0, got "
+                                 f"{self.lam_grid!r}.")
 
     def _needs_tuning(self):
         auto_lam = isinstance(self.lam, str)
@@ -352,10 +392,11 @@ class SplitConformalClassifier(ClassifierMixin, BaseEstimator):
         -------
         self
         """
-        self._validate_params_()
+        self.__dict__.pop("_model_record_", None)  # a failed fit leaves no model to recalibrate
+        self._check_lam_grid()
+        X = float64_features(X)
         validate_data(self, X, skip_check_array=True)
-        y = column_or_1d(y, warn=True)
-        check_classification_targets(y)
+        y = _check_labels_y(y)
         n = _num_samples(X)
         if n != y.shape[0]:
             raise ValueError(f"X and y must have the same number of rows, got X: {n}, "
@@ -364,6 +405,7 @@ class SplitConformalClassifier(ClassifierMixin, BaseEstimator):
         if self.prefit:
             self.estimator_ = self._prefit_estimator()
             self.classes_ = np.asarray(self.estimator_.classes_)
+            self._model_record_ = param_record(self, self._model_params)
             return self._calibrate(X, y, rng)
         if n < 2:
             raise ValueError(f"fit needs at least 2 samples to split into training and "
@@ -378,6 +420,7 @@ class SplitConformalClassifier(ClassifierMixin, BaseEstimator):
         train, cal = np.sort(perm[n_cal:]), np.sort(perm[:n_cal])
         est = clone(self.estimator if self.estimator is not None else LogisticRegression())
         self.estimator_ = est.fit(_safe_indexing(X, train), y[train])
+        self._model_record_ = param_record(self, self._model_params)
         return self._calibrate(_safe_indexing(X, cal), y[cal], rng)
 
     def _prefit_estimator(self):
@@ -389,8 +432,12 @@ class SplitConformalClassifier(ClassifierMixin, BaseEstimator):
     def calibrate(self, X, y):
         """(Re)calibrate the fitted base model on new data.
 
-        Uses ``estimator_`` after :meth:`fit`, or ``estimator`` itself when
-        ``prefit=True`` and the wrapper has not been fitted yet.
+        Uses the base model fitted by :meth:`fit`, or ``estimator`` itself
+        when ``prefit=True`` (read again at every call). The calibration
+        parameters in force now are applied; the parameters that shaped the
+        fitted base model (``estimator``, ``prefit``, ``calib_size``,
+        ``random_state``) must be those of the last :meth:`fit`, else it
+        raises and asks for :meth:`fit`.
 
         Parameters
         ----------
@@ -403,16 +450,19 @@ class SplitConformalClassifier(ClassifierMixin, BaseEstimator):
         -------
         self
         """
-        self._validate_params_()
-        if not hasattr(self, "estimator_"):
-            if not self.prefit:
-                raise ValueError("calibrate needs a fitted model: call fit first or pass a "
-                                 "fitted estimator with prefit=True.")
+        self._check_lam_grid()
+        if self.prefit:
+            self.__dict__.pop("_model_record_", None)
             self.estimator_ = self._prefit_estimator()
             self.classes_ = np.asarray(self.estimator_.classes_)
             validate_data(self, X, skip_check_array=True)
-        y = column_or_1d(y, warn=True)
-        check_classification_targets(y)
+            self._model_record_ = param_record(self, self._model_params)
+        elif "_model_record_" not in self.__dict__:
+            raise ValueError("calibrate needs a fitted model: call fit first or pass a "
+                             "fitted estimator with prefit=True.")
+        else:
+            check_param_record(self, self._model_record_, "calibrate (it reuses the fitted model)")
+        y = _check_labels_y(y)
         return self._calibrate(X, y, check_rng(self.random_state))
 
     def _label_index(self, y, name="y"):
@@ -519,15 +569,16 @@ class SplitConformalClassifier(ClassifierMixin, BaseEstimator):
             if small:
                 warnings.warn(f"classes {small[:10]} have too few calibration points for "
                               f"alpha = {self.alpha_}; their threshold is +inf, so they are "
-                              "in every set.", UserWarning, stacklevel=3)
+                              "in every set.", UserWarning, stacklevel=5)
         elif conformal_rank(self.n_calib_, self.alpha_) > self.n_calib_:
             warnings.warn(f"{self.n_calib_} calibration points are too few for alpha = "
                           f"{self.alpha_} (need n >= (1 - alpha) / alpha); the threshold is "
                           "+inf and every set is the full label set.", UserWarning,
-                          stacklevel=3)
+                          stacklevel=5)
 
     # ------------------------------------------------------------------ scores
     def _proba(self, X):
+        X = float64_features(X)
         P = np.asarray(self.estimator_.predict_proba(X), dtype=np.float64)
         est_classes = np.asarray(self.estimator_.classes_)
         if est_classes.shape[0] != self.classes_.shape[0] or \
@@ -567,17 +618,17 @@ class SplitConformalClassifier(ClassifierMixin, BaseEstimator):
         -------
         ndarray of shape (n_samples, K)
         """
-        check_is_fitted(self, "threshold_")
+        self._check_fitted()
         return self._scores(self._proba(X), self._predict_rng())
 
     def predict_proba(self, X):
         """Class probabilities of the base model, columns ordered as ``classes_``."""
-        check_is_fitted(self, "threshold_")
+        self._check_fitted()
         return self._proba(X)
 
     def predict(self, X):
         """Point prediction: the most probable label (ties: the first in ``classes_``)."""
-        check_is_fitted(self, "threshold_")
+        self._check_fitted()
         return self.classes_[np.argmax(self._proba(X), axis=1)]
 
     def predict_set(self, X):
@@ -593,7 +644,7 @@ class SplitConformalClassifier(ClassifierMixin, BaseEstimator):
         ndarray of bool, shape (n_samples, K)
             ``sets[i, k]`` is True when ``classes_[k]`` is in the set of row ``i``.
         """
-        check_is_fitted(self, "threshold_")
+        self._check_fitted()
         proba = self._proba(X)
         rng = self._predict_rng()
         score = self.conformity_score_
@@ -648,8 +699,8 @@ class SplitConformalClassifier(ClassifierMixin, BaseEstimator):
         -------
         PredictionSetResult
         """
-        check_is_fitted(self, "threshold_")
-        y = column_or_1d(y, warn=True)
+        self._check_fitted()
+        y = _check_labels_y(y, targets=False)
         return evaluate_sets(self.predict_set(X), self._label_index(y), self.alpha_, size_bins)
 
     def __sklearn_tags__(self):
@@ -662,6 +713,22 @@ class SplitConformalClassifier(ClassifierMixin, BaseEstimator):
     def _statlearn_test_instances(cls):
         return [cls(random_state=0),
                 cls(conformity_score="aps", randomized_score=False, random_state=0)]
+
+
+def _check_labels_y(y, name="y", targets=True):
+    """Class labels as a 1-D NumPy array (lists, pandas: by position), no missing values.
+
+    ``targets``: also check that they are classification targets (for fitting).
+    """
+    y = column_or_1d(host(y), warn=True)
+    if y.dtype.kind == "f" and np.isnan(y).any():
+        raise ValueError(f"{name} must not contain NaN.")
+    if y.dtype.kind == "O" and any(v is None or (isinstance(v, float) and np.isnan(v))
+                                   for v in y):
+        raise ValueError(f"{name} must not contain None or NaN.")
+    if targets:
+        check_classification_targets(y)
+    return y
 
 
 def _indexable(X):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from numbers import Integral
+import numbers
 
 import numpy as np
 from joblib import Parallel, delayed
@@ -10,13 +10,16 @@ from sklearn.base import BaseEstimator, RegressorMixin, clone
 from sklearn.linear_model import LinearRegression
 from sklearn.model_selection import KFold, LeaveOneOut
 from sklearn.utils import _safe_indexing, get_tags
-from sklearn.utils.validation import _num_samples, check_is_fitted, validate_data
+from sklearn.utils.validation import _num_samples, validate_data
 
+from ..base import FitStateMixin, HasMethods, Integral, Options
 from ..utils import check_option, check_rng
+from ..utils._validation import _scalar
+from ._arrays import float64_features, host
 from ._classifier import _indexable
 from ._metrics import evaluate_intervals
 from ._quantile import conformal_quantile, conformal_rank
-from ._regression import _check_alphas, _check_predictions, _check_target
+from ._regression import _check_alphas, _check_predictions, _check_target, _Levels
 
 __all__ = ["CrossConformalRegressor", "cross_conformal_bounds"]
 
@@ -66,15 +69,19 @@ def cross_conformal_bounds(fold_predictions, fold_of, residuals, alpha, method="
     array([[-1.,  2.]])
     """
     check_option(method, "method", _METHODS)
-    P = np.asarray(fold_predictions, dtype=np.float64)
-    fold_of = np.asarray(fold_of)
-    R = np.asarray(residuals, dtype=np.float64)
+    P = _float_array(fold_predictions, "fold_predictions")
+    fold_of = np.asarray(host(fold_of))
+    R = _float_array(residuals, "residuals")
     if P.ndim != 2:
         raise ValueError(f"fold_predictions must have shape (K, m), got {P.shape}.")
+    if not np.all(np.isfinite(P)):
+        raise ValueError("fold_predictions must be finite (no NaN or inf).")
     if R.ndim != 1 or fold_of.shape != R.shape or R.size == 0:
         raise ValueError("residuals and fold_of must be 1-D of the same, non-zero length, got "
                          f"{R.shape} and {fold_of.shape}.")
-    if fold_of.dtype.kind not in "iu" or fold_of.min() < 0 or fold_of.max() >= P.shape[0]:
+    if fold_of.dtype.kind not in "iu":
+        raise TypeError(f"fold_of must hold integer fold indices, got dtype {fold_of.dtype}.")
+    if fold_of.min() < 0 or fold_of.max() >= P.shape[0]:
         raise ValueError(f"fold_of must hold fold indices in [0, {P.shape[0] - 1}].")
     if not np.all(np.isfinite(R)) or np.any(R < 0):
         raise ValueError("residuals must be finite and >= 0.")
@@ -104,6 +111,13 @@ def cross_conformal_bounds(fold_predictions, fold_of, residuals, alpha, method="
         lo = -np.partition(R - mu, k - 1, axis=1)[:, k - 1]
         out[start:start + step, 0], out[start:start + step, 1] = lo, up
     return out
+
+
+def _float_array(a, name):
+    try:
+        return np.asarray(host(a), dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} must be an array of real numbers: {exc}") from exc
 
 
 def _use_fold_path(K, n, m):
@@ -165,13 +179,26 @@ def _kth_of_shifted(parts, C, k):
     return best
 
 
+class _Splitter(HasMethods):
+    """A cross-validation splitter: an object with a ``split`` method, not a string."""
+
+    def __init__(self):
+        super().__init__("split")
+
+    def matches_type(self, value):
+        return not isinstance(value, str | bytes) and super().matches_type(value)
+
+    def describe(self):
+        return "a cross-validation splitter (an object with a split method)"
+
+
 def _fit_fold(estimator, X, y, train, test):
     model = clone(estimator).fit(_safe_indexing(X, train), y[train])
     pred = model.predict(_safe_indexing(X, test))
     return model, _check_predictions(pred, test.size, "estimator.predict")
 
 
-class CrossConformalRegressor(RegressorMixin, BaseEstimator):
+class CrossConformalRegressor(FitStateMixin, RegressorMixin, BaseEstimator):
     """Jackknife+, CV+ and jackknife/CV-minmax prediction intervals.
 
     ``fit`` fits one clone of ``estimator`` per fold of ``cv`` (in parallel
@@ -248,7 +275,9 @@ class CrossConformalRegressor(RegressorMixin, BaseEstimator):
     sorted residual arrays, ``O(m K^2 log^2 n)``; otherwise (jackknife+, small
     problems) from the ``(rows, n)`` values in chunks, ``O(m n)``, whichever
     costs fewer operations. Both give the same order statistic of the same
-    rounded sums.
+    rounded sums. Every output comes from the parameters of the last
+    :meth:`fit`: after ``set_params`` (other than ``n_jobs``) the outputs
+    raise :class:`~statlearn.base.StaleFitError` until the next :meth:`fit`.
 
     References
     ----------
@@ -277,31 +306,27 @@ class CrossConformalRegressor(RegressorMixin, BaseEstimator):
         self.n_jobs = n_jobs
         self.random_state = random_state
 
-    def _validate_params_(self):
-        check_option(self.method, "method", _METHODS)
-        _check_alphas(self.alpha)
-        cv = self.cv
-        if isinstance(cv, Integral) and not isinstance(cv, bool):
-            if cv < 2:
-                raise ValueError(f"cv must be >= 2 folds, got {cv}.")
-        elif isinstance(cv, str):
-            check_option(cv, "cv", ["jackknife"])
-        elif not hasattr(cv, "split"):
-            raise TypeError("cv must be an int >= 2, 'jackknife' or a cross-validation "
-                            f"splitter, got {cv!r}.")
-        if self.estimator is not None and not hasattr(self.estimator, "predict"):
-            raise TypeError(f"estimator must implement fit/predict, got "
-                            f"{type(self.estimator).__name__}.")
+    _parameter_constraints = {
+        "estimator": [None, HasMethods("fit", "predict")],
+        "method": [Options(_METHODS)],
+        "cv": [Integral(2, None), Options(["jackknife"]), _Splitter()],
+        "alpha": [_Levels()],
+        "n_jobs": [None, Integral()],
+        "random_state": ["random_state"],
+    }
+    _output_free_params = ("n_jobs",)
 
     def _splitter(self, rng, n):
-        if isinstance(self.cv, str):
+        cv = _scalar(self.cv)
+        if isinstance(cv, str) and cv == "jackknife":
             return LeaveOneOut()
-        if isinstance(self.cv, Integral):
-            if n < self.cv:
-                raise ValueError(f"cv={self.cv} folds need at least {self.cv} samples, got "
+        if isinstance(cv, numbers.Integral):
+            cv = int(cv)
+            if n < cv:
+                raise ValueError(f"cv={cv} folds need at least {cv} samples, got "
                                  f"n_samples = {n}.")
-            return KFold(self.cv, shuffle=True, random_state=int(rng.integers(2**31 - 1)))
-        return self.cv
+            return KFold(cv, shuffle=True, random_state=int(rng.integers(2**31 - 1)))
+        return cv
 
     def fit(self, X, y):
         """Fit the fold models and the full model; store the out-of-fold residuals.
@@ -317,7 +342,7 @@ class CrossConformalRegressor(RegressorMixin, BaseEstimator):
         -------
         self
         """
-        self._validate_params_()
+        X = float64_features(X)
         validate_data(self, X, skip_check_array=True)
         y = _check_target(y)
         n = _num_samples(X)
@@ -341,7 +366,7 @@ class CrossConformalRegressor(RegressorMixin, BaseEstimator):
             raise ValueError("cv must put every sample in exactly one test fold; "
                              f"{int(np.sum(fold_of < 0))} appear in none.")
         base = self.estimator if self.estimator is not None else LinearRegression()
-        out = Parallel(n_jobs=self.n_jobs)(
+        out = Parallel(n_jobs=None if self.n_jobs is None else int(self.n_jobs))(
             delayed(_fit_fold)(base, X, y, tr, te) for tr, te in folds)
         oof = np.empty(n)
         for (_, te), (_, pred) in zip(folds, out):
@@ -359,13 +384,15 @@ class CrossConformalRegressor(RegressorMixin, BaseEstimator):
 
     def predict(self, X):
         """Point prediction of the model fitted on all the data."""
-        check_is_fitted(self, "residuals_")
+        self._check_fitted()
+        X = float64_features(X)
         return _check_predictions(self.estimator_.predict(X), _num_samples(X),
                                   "estimator.predict")
 
     def fold_predictions(self, X):
         """Predictions of the fold models, shape (n_folds, n_samples)."""
-        check_is_fitted(self, "residuals_")
+        self._check_fitted()
+        X = float64_features(X)
         n = _num_samples(X)
         return np.stack([_check_predictions(m.predict(X), n, "estimator.predict")
                          for m in self.fold_estimators_])
@@ -384,6 +411,7 @@ class CrossConformalRegressor(RegressorMixin, BaseEstimator):
             Lower and upper bounds; the last axis follows ``alpha_`` when
             ``alpha`` was a sequence.
         """
+        self._check_fitted()
         P = self.fold_predictions(X)
         out = np.stack([cross_conformal_bounds(P, self.fold_of_, self.residuals_, a,
                                                self.method_) for a in self.alpha_], axis=2)
@@ -407,6 +435,7 @@ class CrossConformalRegressor(RegressorMixin, BaseEstimator):
         -------
         PredictionIntervalResult
         """
+        self._check_fitted()
         y = _check_target(y)
         iv = self.predict_interval(X)
         if iv.ndim == 2:

@@ -588,11 +588,7 @@ def coverage_by_bins(covered, values, n_bins=10):
         raise TypeError(f"covered must be boolean, got dtype {c.dtype}.")
     if c.ndim not in (1, 2) or c.shape[0] == 0:
         raise ValueError(f"covered must have shape (n,) or (n, n_alphas), got {c.shape}.")
-    v = to_numpy(values).astype(np.float64, copy=False)
-    if v.shape != (c.shape[0],):
-        raise ValueError(f"values must have shape ({c.shape[0]},), got {v.shape}.")
-    if not np.all(np.isfinite(v)):
-        raise ValueError("values must not contain NaN or infinite values.")
+    v = _bin_values(values, c.shape[0], "values")
     n_bins = check_int(n_bins, "n_bins", low=1)
     edges = np.unique(np.quantile(v, np.linspace(0, 1, n_bins + 1)))
     if edges.size == 1:
@@ -608,6 +604,19 @@ def coverage_by_bins(covered, values, n_bins=10):
     with np.errstate(invalid="ignore", divide="ignore"):
         cov = hits / (counts if hits.ndim == 1 else counts[:, None])
     return edges, counts, cov
+
+
+def _bin_values(values, n, name):
+    """The variable of conditional coverage as finite float64 of shape (n,)."""
+    try:
+        v = to_numpy(values).astype(np.float64, copy=False)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} must hold real numbers: {exc}") from exc
+    if v.shape != (n,):
+        raise ValueError(f"{name} must have shape ({n},), got {v.shape}.")
+    if not np.all(np.isfinite(v)):
+        raise ValueError(f"{name} must not contain NaN or infinite values.")
+    return v
 
 
 @dataclass(frozen=True, slots=True)
@@ -784,12 +793,17 @@ def evaluate_intervals(intervals, y, alpha, bins=None, n_bins=10, groups=None):
     if bins is None:
         mid = (iv[:, 0, 0] + iv[:, 1, 0]) / 2
         bins = np.where(np.isfinite(mid), mid, y)
+    else:
+        bins = _bin_values(bins, n, "bins")
     edges, counts, bcov = coverage_by_bins(hits, bins, n_bins)
     glab = gcount = gcov = None
     if groups is not None:
         g = to_numpy(groups)
         if g.shape != (n,):
             raise ValueError(f"groups must have shape ({n},), got {g.shape}.")
+        if (g.dtype.kind == "f" and np.isnan(g).any()) or (g.dtype.kind == "O" and any(
+                v is None or (isinstance(v, float) and np.isnan(v)) for v in g)):
+            raise ValueError("groups must not contain NaN or None.")
         glab, gidx = np.unique(g, return_inverse=True)
         gcount = np.bincount(gidx, minlength=glab.size)
         gcov = np.stack([np.bincount(gidx, weights=hits[:, j].astype(float),

@@ -9,6 +9,7 @@ import numpy as np
 from ..utils import check_alpha, check_array, check_int, get_namespace
 from ..utils._array_api import is_numpy_namespace
 from . import _kernels
+from ._arrays import host
 
 __all__ = ["conformal_rank", "conformal_quantile", "conformal_pvalues"]
 
@@ -139,6 +140,7 @@ def conformal_pvalues(test_scores, cal_scores, u=None):
     >>> conformal_pvalues(np.array([0.2]), cal, u=np.array([0.5]))
     array([0.5])
     """
+    test_scores, cal_scores, u = host(test_scores), host(cal_scores), host(u)
     xp = get_namespace(test_scores, cal_scores, u)
     s = xp.asarray(test_scores, dtype=xp.float64)
     c = xp.asarray(cal_scores, dtype=xp.float64)

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+import numbers
 import warnings
-from numbers import Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin, clone
@@ -13,7 +13,19 @@ from sklearn.pipeline import Pipeline
 from sklearn.utils import _safe_indexing, get_tags
 from sklearn.utils.validation import _num_samples, check_is_fitted, column_or_1d, validate_data
 
-from ..utils import check_alpha, check_option, check_real, check_rng
+from ..base import (
+    Bool,
+    FitStateMixin,
+    HasMethods,
+    Level,
+    Options,
+    Real,
+    check_param_record,
+    param_record,
+)
+from ..utils import check_alpha, check_rng
+from ..utils._validation import _scalar
+from ._arrays import float64_features, host
 from ._classifier import _indexable, thresholds_from_scores
 from ._metrics import evaluate_intervals
 from ._quantile import conformal_quantile, conformal_rank
@@ -26,19 +38,41 @@ _SCORES = ("absolute", "normalized", "cqr")
 # ---------------------------------------------------------------------- helpers
 def _check_alphas(alpha, name="alpha"):
     """``alpha`` as a tuple of levels in (0, 1) and whether it was a scalar."""
-    if isinstance(alpha, Real | np.floating | np.integer) and not isinstance(alpha, bool):
+    alpha = _scalar(alpha)
+    if isinstance(alpha, numbers.Real) and not isinstance(alpha, bool | np.bool_):
         return (check_alpha(alpha, name),), True
-    if isinstance(alpha, str | bytes) or not hasattr(alpha, "__len__"):
+    if isinstance(alpha, str | bytes | dict) or not hasattr(alpha, "__len__"):
         raise TypeError(f"{name} must be a float in (0, 1) or a sequence of them, got "
                         f"{alpha!r}.")
-    levels = tuple(check_alpha(a, name) for a in alpha)
+    values = np.asarray(host(alpha), dtype=object)
+    if values.ndim != 1:
+        raise ValueError(f"{name} must be a float or a 1-D sequence of floats, got shape "
+                         f"{values.shape}.")
+    levels = tuple(check_alpha(a, name) for a in values)
     if not levels:
         raise ValueError(f"{name} must hold at least one level, got an empty sequence.")
     return levels, False
 
 
+class _Levels(Level):
+    """A level in ``(0, 1)`` or a non-empty 1-D sequence of levels (one interval each)."""
+
+    def matches_type(self, value):
+        value = _scalar(value)
+        if isinstance(value, numbers.Real) and not isinstance(value, bool | np.bool_):
+            return True
+        return isinstance(value, list | tuple | np.ndarray) or hasattr(value, "__array__")
+
+    def check(self, value, name):
+        _check_alphas(value, name)
+        return value
+
+    def describe(self):
+        return "a real in (0, 1) or a non-empty sequence of them"
+
+
 def _check_target(y, name="y"):
-    y = column_or_1d(y, warn=True)
+    y = column_or_1d(host(y), warn=True)
     if y.dtype.kind not in "biuf":
         try:
             y = y.astype(np.float64)
@@ -120,7 +154,7 @@ def _fit_scale(estimator, X, abs_res):
     return model.fit(X, np.maximum(abs_res, floor))
 
 
-class SplitConformalRegressor(RegressorMixin, BaseEstimator):
+class SplitConformalRegressor(FitStateMixin, RegressorMixin, BaseEstimator):
     """Split-conformal prediction intervals: absolute, normalised and CQR scores.
 
     ``fit`` either fits clones of ``estimator`` on part of the data and
@@ -172,8 +206,12 @@ class SplitConformalRegressor(RegressorMixin, BaseEstimator):
         Group-conditional (Mondrian) calibration: ``mondrian(X)`` returns one
         group label per row and each group gets its own threshold from its
         own calibration points. Labels can also be passed directly as
-        ``groups=`` to :meth:`fit`, :meth:`calibrate`, :meth:`predict_interval`
-        and :meth:`evaluate` (they take precedence).
+        ``groups=`` to :meth:`fit` or :meth:`calibrate` (they take precedence
+        over ``mondrian``); the test rows then need ``groups=`` in
+        :meth:`predict_interval` and :meth:`evaluate` as well. The test groups
+        always come from the same source as the calibration groups: when
+        calibration used ``mondrian(X)``, so does prediction, and ``groups=``
+        there that differ from ``mondrian(X)`` are refused.
     random_state : None, int, numpy.random.Generator or RandomState
         Drives the train/calibration split.
 
@@ -196,6 +234,8 @@ class SplitConformalRegressor(RegressorMixin, BaseEstimator):
         Conformal quantile ``q`` per level (and group with Mondrian).
     groups_ : ndarray or None
         Group labels seen at calibration (Mondrian), rows of ``threshold_``.
+    groups_source_ : {"groups", "mondrian"} or None
+        Where the calibration groups came from (``groups=`` or ``mondrian(X)``).
     calib_groups_ : ndarray of int or None
         Group index of each calibration point.
     n_calib_ : int
@@ -212,10 +252,15 @@ class SplitConformalRegressor(RegressorMixin, BaseEstimator):
     The threshold is :func:`conformal_quantile`, the ``k``-th smallest
     calibration score with ``k = conformal_rank(n, alpha)``, shared with the
     classifier and the selection procedures; ``k > n`` gives ``q = +inf``
-    (infinite intervals, with a warning). Predictions use only what
-    calibration stored (``alpha_``, ``conformity_score_``, ``threshold_``, the
-    fitted models): ``set_params`` takes effect at the next :meth:`fit` or
-    :meth:`calibrate`. ``predict`` returns the point prediction, so
+    (infinite intervals, with a warning). Every output comes from the
+    parameters of the last :meth:`fit` or :meth:`calibrate`: after
+    ``set_params`` the outputs raise :class:`~statlearn.base.StaleFitError`
+    until the next one (or until the parameter is set back); :meth:`calibrate`
+    applies new ``alpha`` (not for CQR's fitted quantile models) and
+    ``mondrian`` values to the fitted models, while a new ``estimator``,
+    ``scale_estimator``, ``conformity_score``, ``calib_size`` or
+    ``random_state`` needs :meth:`fit` (with ``prefit=True`` the models are
+    read again from the parameters). ``predict`` returns the point prediction, so
     ``score`` is scikit-learn's R^2 of the point model. Cloning a wrapper
     with ``prefit=True`` clones (unfits) the inner models; wrap them in
     :class:`sklearn.frozen.FrozenEstimator` to keep them fitted.
@@ -255,29 +300,42 @@ class SplitConformalRegressor(RegressorMixin, BaseEstimator):
         self.random_state = random_state
 
     # ------------------------------------------------------------------ validation
-    def _validate_params_(self):
-        check_option(self.conformity_score, "conformity_score", _SCORES)
-        _check_alphas(self.alpha)
-        if not isinstance(self.prefit, bool | np.bool_):
-            raise TypeError(f"prefit must be True or False, got {self.prefit!r}.")
-        check_real(self.calib_size, "calib_size", low=0, high=1, closed="neither")
-        if self.mondrian is not None and not callable(self.mondrian):
-            raise TypeError("mondrian must be None or a callable returning one group label "
-                            f"per row, got {self.mondrian!r}.")
+    _parameter_constraints = {
+        # a regressor; with conformity_score="cqr" and prefit=True a (lower, upper[,
+        # median]) tuple of fitted models, checked against the score in fit
+        "estimator": [None, HasMethods("predict"), list, tuple],
+        "conformity_score": [Options(_SCORES)],
+        "alpha": [_Levels()],
+        "scale_estimator": [None, HasMethods("predict")],
+        "prefit": [Bool()],
+        "calib_size": [Real(0, 1, closed="neither")],
+        "mondrian": [None, "callable"],
+        "random_state": ["random_state"],
+    }
+    _fit_methods = ("fit", "calibrate")
+    #: parameters that shape the fitted models: calibrate without fit must not change them
+    _model_params = ("estimator", "conformity_score", "scale_estimator", "prefit",
+                     "calib_size", "random_state")
+
+    def _check_models(self):
+        """The cross-parameter rules of ``estimator`` and ``conformity_score``."""
         est = self.estimator
-        if self.conformity_score == "cqr":
+        if isinstance(est, list | tuple):
+            if not (self.conformity_score == "cqr" and self.prefit):
+                raise TypeError("estimator may be a (lower, upper[, median]) tuple of fitted "
+                                "quantile regressors only with conformity_score='cqr' and "
+                                f"prefit=True, got a {type(est).__name__}.")
+            if len(est) not in (2, 3) or not all(callable(getattr(m, "predict", None))
+                                                 for m in est):
+                raise TypeError("estimator must be (lower, upper) or (lower, upper, median) "
+                                f"fitted quantile regressors, got {est!r}.")
+        elif self.conformity_score == "cqr":
             if self.prefit:
-                if not isinstance(est, list | tuple) or len(est) not in (2, 3):
-                    raise TypeError("conformity_score='cqr' with prefit=True needs estimator="
-                                    "(lower, upper) or (lower, upper, median) fitted quantile "
-                                    f"regressors, got {type(est).__name__}.")
-            elif est is not None:
+                raise TypeError("conformity_score='cqr' with prefit=True needs estimator="
+                                "(lower, upper) or (lower, upper, median) fitted quantile "
+                                f"regressors, got {type(est).__name__}.")
+            if est is not None:
                 quantile_parameter(est)
-        elif est is not None and not hasattr(est, "predict"):
-            raise TypeError(f"estimator must implement fit/predict, got {type(est).__name__}.")
-        if self.scale_estimator is not None and not hasattr(self.scale_estimator, "predict"):
-            raise TypeError("scale_estimator must implement fit/predict, got "
-                            f"{type(self.scale_estimator).__name__}.")
 
     def _base(self):
         if self.estimator is not None:
@@ -304,19 +362,22 @@ class SplitConformalRegressor(RegressorMixin, BaseEstimator):
         -------
         self
         """
-        self._validate_params_()
+        self.__dict__.pop("_model_record_", None)  # a failed fit leaves no model to recalibrate
+        self._check_models()
+        X = float64_features(X)
         validate_data(self, X, skip_check_array=True)
         y = _check_target(y)
         n = _num_samples(X)
         if n != y.shape[0]:
             raise ValueError(f"X and y must have the same number of rows, got X: {n}, "
                              f"y: {y.shape[0]}.")
-        groups = self._groups(X, groups, n)
+        groups, source = self._calibration_groups(X, groups, n)
         rng = check_rng(self.random_state)
         alphas, _ = _check_alphas(self.alpha)
         if self.prefit:
             self._set_prefit_models(alphas)
-            return self._calibrate(X, y, groups)
+            self._record_models(alphas)
+            return self._calibrate(X, y, groups, source)
         if n < 2:
             raise ValueError(f"fit needs at least 2 samples to split into training and "
                              f"calibration data, got n_samples = {n}.")
@@ -339,8 +400,14 @@ class SplitConformalRegressor(RegressorMixin, BaseEstimator):
                                         "estimator.predict")
                 scale = self.scale_estimator if self.scale_estimator is not None else base
                 self.scale_estimator_ = _fit_scale(scale, X_tr, np.abs(y_tr - mu))
+        self._record_models(alphas)
         return self._calibrate(_safe_indexing(X, cal), y[cal],
-                               None if groups is None else groups[cal])
+                               None if groups is None else groups[cal], source)
+
+    def _record_models(self, alphas):
+        """Record the parameters the fitted models were made with (see calibrate)."""
+        self._model_record_ = param_record(self, self._model_params)
+        self._model_alpha_ = alphas
 
     def _set_prefit_models(self, alphas):
         self.quantile_estimators_, self.scale_estimator_ = None, None
@@ -365,8 +432,13 @@ class SplitConformalRegressor(RegressorMixin, BaseEstimator):
     def calibrate(self, X, y, groups=None):
         """(Re)calibrate the fitted models on new data.
 
-        Uses the fitted models after :meth:`fit`, or ``estimator`` itself when
-        ``prefit=True`` and the wrapper has not been fitted yet.
+        Uses the models fitted by :meth:`fit`, or the fitted models given as
+        parameters when ``prefit=True`` (read again at every call). ``alpha``
+        and ``mondrian`` in force now are applied; the parameters that shaped
+        the fitted models (``estimator``, ``conformity_score``,
+        ``scale_estimator``, ``prefit``, ``calib_size``, ``random_state``,
+        and ``alpha`` for CQR's quantile models) must be those of the last
+        :meth:`fit`, else it raises and asks for :meth:`fit`.
 
         Parameters
         ----------
@@ -375,52 +447,87 @@ class SplitConformalRegressor(RegressorMixin, BaseEstimator):
         y : array-like of shape (n_samples,)
             Calibration responses.
         groups : array-like of shape (n_samples,), optional
-            Mondrian group labels.
+            Mondrian group labels (default: ``mondrian(X)`` if set, else none).
 
         Returns
         -------
         self
         """
-        self._validate_params_()
-        if not hasattr(self, "quantile_estimators_"):
-            if not self.prefit:
-                raise ValueError("calibrate needs a fitted model: call fit first or pass a "
-                                 "fitted estimator with prefit=True.")
-            self._set_prefit_models(_check_alphas(self.alpha)[0])
+        self._check_models()
+        X = float64_features(X)
+        alphas = _check_alphas(self.alpha)[0]
+        if self.prefit:
+            self.__dict__.pop("_model_record_", None)
+            self._set_prefit_models(alphas)
             validate_data(self, X, skip_check_array=True)
+            self._record_models(alphas)
+        elif "_model_record_" not in self.__dict__:
+            raise ValueError("calibrate needs a fitted model: call fit first or pass a "
+                             "fitted estimator with prefit=True.")
         else:
-            if self.conformity_score != self.conformity_score_:
-                raise ValueError(f"the models were fitted for conformity_score="
-                                 f"{self.conformity_score_!r}; refit to use "
-                                 f"{self.conformity_score!r}.")
-            if self.conformity_score_ == "cqr" and not self.prefit and \
-                    list(_check_alphas(self.alpha)[0]) != self.alpha_.tolist():
+            check_param_record(self, self._model_record_, "calibrate (it reuses the fitted model)")
+            if self.conformity_score == "cqr" and alphas != self._model_alpha_:
                 raise ValueError("CQR's quantile models were fitted for alpha = "
-                                 f"{self.alpha_.tolist()}; refit to calibrate other levels.")
+                                 f"{list(self._model_alpha_)}; refit to calibrate other "
+                                 f"levels, got alpha = {list(alphas)}.")
         y = _check_target(y)
         n = _num_samples(X)
         if n != y.shape[0]:
             raise ValueError(f"X and y must have the same number of rows, got X: {n}, "
                              f"y: {y.shape[0]}.")
-        if self.prefit and self.conformity_score == "cqr":
-            self._set_prefit_models(_check_alphas(self.alpha)[0])
-        return self._calibrate(X, y, self._groups(X, groups, n))
+        groups, source = self._calibration_groups(X, groups, n)
+        return self._calibrate(X, y, groups, source)
 
-    def _groups(self, X, groups, n, name="groups"):
-        if groups is None and self.mondrian is not None:
-            groups, name = self.mondrian(X), "mondrian(X)"
-        if groups is None:
+    def _calibration_groups(self, X, groups, n):
+        """Calibration group labels and their source ("groups", "mondrian" or None)."""
+        if groups is not None:
+            return self._check_groups(groups, n, "groups"), "groups"
+        if self.mondrian is not None:
+            return self._check_groups(self.mondrian(X), n, "mondrian(X)"), "mondrian"
+        return None, None
+
+    def _test_groups(self, X, groups, n, method):
+        """Test group labels from the source the calibration groups came from."""
+        if self.groups_source_ is None:
+            if groups is not None:
+                raise ValueError(
+                    f"groups: this model was not calibrated per group, so {method} has no "
+                    "use for them; pass groups= (or set mondrian) to fit or calibrate for "
+                    "Mondrian intervals, or give groups to evaluate only to report coverage "
+                    "per group.")
             return None
-        g = np.asarray(groups)
+        if self.groups_source_ == "mondrian":
+            g = self._check_groups(self.mondrian(X), n, "mondrian(X)")
+            if groups is not None:
+                given = self._check_groups(groups, n, "groups")
+                if not np.array_equal(given, g):
+                    bad = int(np.sum(given != g)) if given.shape == g.shape else n
+                    raise ValueError(
+                        "groups: this model was calibrated on the groups mondrian(X) gives, "
+                        f"so {method} uses mondrian(X) for the test rows too; the groups "
+                        f"given differ from it in {bad} of {n} rows (omit groups=, or "
+                        "calibrate with groups= instead).")
+            return g
+        if groups is None:
+            raise ValueError(
+                "groups: this model was calibrated per group with groups= given to fit or "
+                f"calibrate; pass groups= for the test rows of {method} too (mondrian(X) is "
+                "not used in place of groups that were given).")
+        return self._check_groups(groups, n, "groups")
+
+    @staticmethod
+    def _check_groups(groups, n, name="groups"):
+        g = np.asarray(host(groups))
         if g.ndim != 1 or g.shape[0] != n:
             raise ValueError(f"{name} must have shape ({n},), got {g.shape}.")
         if g.dtype.kind == "f" and np.isnan(g).any():
             raise ValueError(f"{name} must not contain NaN.")
-        if g.dtype.kind == "O" and any(v is None for v in g):
-            raise ValueError(f"{name} must not contain None.")
+        if g.dtype.kind == "O" and any(v is None or (isinstance(v, float) and np.isnan(v))
+                                       for v in g):
+            raise ValueError(f"{name} must not contain None or NaN.")
         return g
 
-    def _calibrate(self, X, y, groups):
+    def _calibrate(self, X, y, groups, source):
         n = _num_samples(X)
         if n < 1:
             raise ValueError("calibration needs at least one sample.")
@@ -431,6 +538,7 @@ class SplitConformalRegressor(RegressorMixin, BaseEstimator):
         scores = self._scores(X, y)
         self.calib_scores_ = scores
         self.n_calib_ = int(n)
+        self.groups_source_ = source
         if groups is None:
             self.groups_, self.calib_groups_ = None, None
             self.threshold_ = np.array([conformal_quantile(scores[j], a)
@@ -460,7 +568,7 @@ class SplitConformalRegressor(RegressorMixin, BaseEstimator):
                         else f"groups {small[:10]}")
                 warnings.warn(f"{what} has too few calibration points for alpha = {a:g} "
                               "(need n >= (1 - alpha) / alpha); the threshold is +inf and the "
-                              "interval is the whole line.", UserWarning, stacklevel=4)
+                              "interval is the whole line.", UserWarning, stacklevel=5)
 
     # ------------------------------------------------------------------ scores
     def _point(self, X):
@@ -511,18 +619,13 @@ class SplitConformalRegressor(RegressorMixin, BaseEstimator):
         -------
         ndarray of shape (n_samples,)
         """
-        check_is_fitted(self, "threshold_")
-        return self._point(X)
+        self._check_fitted()
+        return self._point(float64_features(X))
 
-    def _row_thresholds(self, X, groups):
-        """Thresholds per test row, shape (n, n_alphas)."""
-        n = _num_samples(X)
+    def _row_thresholds(self, g, n):
+        """Thresholds per test row, shape (n, n_alphas), from the test groups ``g``."""
         if self.groups_ is None:
             return np.broadcast_to(self.threshold_, (n, self.alpha_.size))
-        g = self._groups(X, groups, n)
-        if g is None:
-            raise ValueError("this model was calibrated per group (Mondrian): pass groups= "
-                             "or set mondrian.")
         pos = np.clip(np.searchsorted(self.groups_, g), 0, self.groups_.size - 1)
         bad = self.groups_[pos] != g
         if np.any(bad):
@@ -539,8 +642,11 @@ class SplitConformalRegressor(RegressorMixin, BaseEstimator):
         X : array-like
             Features.
         groups : array-like of shape (n_samples,), optional
-            Mondrian group labels (needed when calibrated per group, unless
-            ``mondrian`` is set).
+            Mondrian group labels of the test rows: required when the model was
+            calibrated with ``groups=``; when it was calibrated with
+            ``mondrian(X)`` the test groups are computed the same way and
+            groups that differ from them are refused; refused when the model
+            was not calibrated per group.
 
         Returns
         -------
@@ -549,8 +655,13 @@ class SplitConformalRegressor(RegressorMixin, BaseEstimator):
             infinite); the last axis follows ``alpha_`` when ``alpha`` was a
             sequence.
         """
-        check_is_fitted(self, "threshold_")
-        q = self._row_thresholds(X, groups)
+        self._check_fitted()
+        X = float64_features(X)
+        n = _num_samples(X)
+        q = self._row_thresholds(self._test_groups(X, groups, n, "predict_interval"), n)
+        return self._intervals(X, q)
+
+    def _intervals(self, X, q):
         n, A = q.shape
         out = np.empty((n, 2, A))
         if self.conformity_score_ == "cqr":
@@ -573,7 +684,10 @@ class SplitConformalRegressor(RegressorMixin, BaseEstimator):
         y : array-like of shape (n_samples,)
             True responses.
         groups : array-like, optional
-            Mondrian group labels (also reported as per-group coverage).
+            Group labels of the rows, reported as per-group coverage. When the
+            model was calibrated per group they follow the rule of
+            :meth:`predict_interval` (required after ``groups=``; after
+            ``mondrian(X)`` its groups are used and others refused).
         bins : array-like of shape (n_samples,), optional
             Values by which conditional coverage is reported in ``n_bins``
             quantile bins (default: the point prediction).
@@ -584,11 +698,15 @@ class SplitConformalRegressor(RegressorMixin, BaseEstimator):
         -------
         PredictionIntervalResult
         """
-        check_is_fitted(self, "threshold_")
+        self._check_fitted()
+        X = float64_features(X)
         y = _check_target(y)
         n = _num_samples(X)
-        g = self._groups(X, groups, n) if self.groups_ is not None else groups
-        iv = self.predict_interval(X, groups=g)
+        if self.groups_source_ is None:
+            g = None if groups is None else self._check_groups(groups, n, "groups")
+        else:
+            g = self._test_groups(X, groups, n, "evaluate")
+        iv = self._intervals(X, self._row_thresholds(g, n))
         if iv.ndim == 2:
             iv = iv[:, :, None]
         if bins is None:

@@ -14,6 +14,7 @@ output of its own namespace.
 
 from __future__ import annotations
 
+import array_api_compat
 import numpy as np
 
 from ..utils import (
@@ -26,6 +27,7 @@ from ..utils import (
 )
 from ..utils._array_api import is_numpy_namespace
 from . import _kernels
+from ._arrays import host
 
 __all__ = [
     "aps_scores",
@@ -40,7 +42,7 @@ __all__ = [
 
 # --------------------------------------------------------------------------- helpers
 def _check_proba(proba, name="proba"):
-    proba = check_probabilities(proba, name)
+    proba = check_probabilities(host(proba), name)
     xp = get_namespace(proba)
     if not xp.isdtype(proba.dtype, xp.float64) and is_numpy_namespace(xp):
         proba = xp.astype(proba, xp.float64)
@@ -53,8 +55,8 @@ _ENCODE = ("encode class names as column positions first, e.g. "
 
 def _check_labels(labels, proba, xp):
     n, K = proba.shape
-    if not hasattr(labels, "shape"):
-        labels = np.asarray(labels)
+    if not hasattr(labels, "shape") or not array_api_compat.is_array_api_obj(labels):
+        labels = np.asarray(labels)  # lists and pandas objects, read by position
         if labels.dtype.kind not in "iu" and labels.size:
             raise TypeError(f"labels must hold integer label indices, got dtype {labels.dtype}; "
                             f"{_ENCODE}.")
@@ -107,6 +109,7 @@ def _pick(values, labels, xp):
 def _draw_u(u, n, random_state, xp, like):
     if u is None:
         u = check_rng(random_state).random(n)
+    u = host(u)
     if not hasattr(u, "shape"):
         u = np.asarray(u, dtype=np.float64)
     if u.ndim == 0:

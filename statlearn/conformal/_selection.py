@@ -38,6 +38,7 @@ from ..utils import (
     to_numpy,
 )
 from ..utils._array_api import is_numpy_namespace
+from ._arrays import host
 from ._quantile import conformal_pvalues
 
 __all__ = [
@@ -97,6 +98,7 @@ def bh_select(pvalues, q):
     ([True, True, True, False], 0.075)
     """
     q = check_alpha(q, "q")
+    pvalues = host(pvalues)
     xp = get_namespace(pvalues)
     p = xp.asarray(pvalues, dtype=xp.float64)
     if p.ndim == 0 or math.prod(p.shape) == 0:
@@ -177,6 +179,7 @@ def region_scores(mu, y=None, *, lower=-np.inf, upper=np.inf, M=None):
     >>> region_scores(mu, lower=0.0, upper=1.0)
     array([-0.1,  0.5])
     """
+    mu, y, lower, upper = host(mu), host(y), host(lower), host(upper)
     xp = get_namespace(mu, y)
     mu_ = _as_float(xp, mu, "mu", ndim=(1, 2))
     if bool(xp.any(xp.isinf(mu_))):
@@ -393,7 +396,7 @@ def _uniforms(rng, shape, randomize, xp, like):
 
 
 def _given_u(xp, u, shape):
-    uu = _as_float(xp, u, "u")
+    uu = _as_float(xp, host(u), "u")
     if tuple(uu.shape) != shape:
         raise ValueError(f"u must have shape {shape}, got {tuple(uu.shape)}.")
     if bool(xp.any(uu < 0)) or bool(xp.any(uu > 1)):
@@ -441,6 +444,7 @@ def _condition_pvalues(xp, mu_cal, y_cal, mu_test, lower, upper, M, u):
 
 
 def _prepare(mu_cal, y_cal, mu_test, y_test):
+    mu_cal, y_cal, mu_test, y_test = map(host, (mu_cal, y_cal, mu_test, y_test))
     xp = get_namespace(mu_cal, y_cal, mu_test, y_test)
     mc = _as_float(xp, mu_cal, "mu_cal", ndim=(1, 2))
     yc = _as_float(xp, y_cal, "y_cal", ndim=(1, 2))
@@ -761,7 +765,7 @@ def cfbh(mu_cal, y_cal, mu_test, *, c_cal=0.0, c_test=None, q=0.1, score="clip",
 
 
 def _threshold(xp, c, size, name):
-    cc = _as_float(xp, c, name, ndim=(0, 1))
+    cc = _as_float(xp, host(c), name, ndim=(0, 1))
     if cc.ndim == 1 and cc.shape[0] != size:
         raise ValueError(f"{name} must be a scalar or have length {size}, got {cc.shape[0]}.")
     if bool(xp.any(xp.isinf(cc))):

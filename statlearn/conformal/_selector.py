@@ -12,9 +12,22 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from ..base import FitStateMixin, HasMethods, Level, Options, Real
 from ..utils import check_real, check_rng
 from ..utils._validation import _scalar
+from ._arrays import host
 from ._selection import METHODS, _parse_conditions, cfbh, mccs
 
 __all__ = ["ConformalSelector", "MultiConditionSelector"]
+
+
+def _split_seed(random_state):
+    """``random_state`` as scikit-learn's splitters take it (None, int or RandomState).
+
+    A ``Generator`` or ``SeedSequence`` gives the seed of the split; an int or a
+    RandomState is passed on as it is, so those splits are scikit-learn's own.
+    """
+    rs = _scalar(random_state)
+    if isinstance(rs, np.random.Generator | np.random.SeedSequence):
+        return int(check_rng(rs).integers(0, 2**32 - 1))
+    return rs
 
 
 class _SelectorBase(FitStateMixin, BaseEstimator):
@@ -49,8 +62,8 @@ class _SelectorBase(FitStateMixin, BaseEstimator):
             check_is_fitted(est)
             return self._predict_mu(X), y, extra
         arrays = [X, y] + ([extra] if extra is not None else [])
-        parts = train_test_split(*arrays, test_size=self.calib_size,
-                                 random_state=self.random_state)
+        parts = train_test_split(*arrays, test_size=float(self.calib_size),
+                                 random_state=_split_seed(self.random_state))
         X_tr, X_cal, y_tr, y_cal = parts[:4]
         extra_cal = parts[5] if extra is not None else None
         self.estimator_ = clone(est).fit(X_tr, y_tr)
@@ -181,7 +194,10 @@ class ConformalSelector(_SelectorBase):
             raise ValueError(f"y must be 1-D, got shape {np.shape(y)}.")
         c = None
         if threshold is not None:
-            c = np.asarray(threshold, dtype=np.float64)
+            c = np.asarray(host(threshold))
+            if c.dtype.kind not in "biuf":
+                raise TypeError(f"threshold must hold real numbers, got dtype {c.dtype}.")
+            c = c.astype(np.float64)
             if c.shape != (np.shape(y)[0],) or not np.all(np.isfinite(c)):
                 raise ValueError(f"threshold must be finite with shape ({np.shape(y)[0]},), "
                                  f"got shape {c.shape}.")
@@ -220,7 +236,14 @@ class ConformalSelector(_SelectorBase):
                 "threshold: per-unit test thresholds need per-unit calibration thresholds "
                 "under the same rule; pass threshold= (one per row) to fit as well, or give "
                 "one scalar here.")
-        return self.c_cal_, threshold
+        c = np.asarray(host(threshold))
+        if c.dtype.kind not in "biuf":
+            raise TypeError(f"threshold must hold real numbers, got dtype {c.dtype}.")
+        c = c.astype(np.float64)
+        if c.shape != (m,) or not np.all(np.isfinite(c)):
+            raise ValueError(f"threshold must be finite with shape ({m},), got shape "
+                             f"{c.shape}" + ("." if c.shape != (m,) else " with NaN or inf."))
+        return self.c_cal_, c
 
     def select(self, X, threshold=None, y_true=None):
         """Select the test units predicted to have ``Y > c``.

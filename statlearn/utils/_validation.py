@@ -327,12 +327,13 @@ def check_probabilities(
     ...
     ValueError: proba: every row must sum to 1 (atol=1e-06); row 0 sums to 0.9. ...
     """
+    import array_api_compat
+
     from ._array_api import get_namespace
 
+    if not array_api_compat.is_array_api_obj(proba):
+        proba = np.asarray(proba)  # lists, pandas objects: read by position
     xp = get_namespace(proba)
-    if not hasattr(proba, "shape"):
-        proba = np.asarray(proba)
-        xp = get_namespace(proba)
     if proba.ndim != ndim:
         raise ValueError(f"{name} must be a {ndim}-D array, got shape {tuple(proba.shape)}.")
     if proba.shape[-1] < 1 or (ndim == 2 and proba.shape[0] < 1):

@@ -15,6 +15,7 @@ from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import LinearSVC
 
+from statlearn.base import StaleFitError
 from statlearn.conformal import (
     DEFAULT_LAM_GRID,
     PredictionSetResult,
@@ -239,17 +240,17 @@ def test_grid_search(data):
     ({"conformity_score": "foo"}, ValueError, "conformity_score must be one of"),
     ({"alpha": 0.0}, ValueError, "alpha must be in"),
     ({"alpha": 1.5}, ValueError, "alpha must be in"),
-    ({"lam": -1.0}, ValueError, "lam must be in"),
-    ({"lam": "knee"}, TypeError, "lam must be a real number"),
+    ({"lam": -1.0}, ValueError, r"lam must be .*got -1\b"),
+    ({"lam": "knee"}, ValueError, r"lam must be .*got 'knee'"),
     ({"lam_grid": [0.1, -1.0]}, ValueError, "lam_grid must be"),
     ({"lam_grid": []}, ValueError, "lam_grid must be"),
     ({"k0": -1}, ValueError, "k0 must be in"),
-    ({"k_reg": 1.5}, TypeError, "k_reg must be an integer"),
+    ({"k_reg": 1.5}, TypeError, r"k_reg must be .*got float 1\.5"),
     ({"calib_size": 1.0}, ValueError, "calib_size must be in"),
     ({"tune_fraction": 0.0}, ValueError, "tune_fraction must be in"),
     ({"mondrian": "group"}, ValueError, "mondrian must be one of"),
-    ({"randomized": "yes"}, TypeError, "randomized must be True or False"),
-    ({"allow_empty": 1}, TypeError, "allow_empty must be True or False"),
+    ({"randomized": "yes"}, TypeError, r"randomized must be a bool, got str 'yes'"),
+    ({"allow_empty": 1}, TypeError, r"allow_empty must be a bool, got int 1"),
     ({"estimator": LinearSVC()}, TypeError, "predict_proba"),
     ({"estimator": None, "prefit": True}, ValueError, "prefit=True needs a fitted"),
 ])
@@ -349,31 +350,63 @@ def _softmax_problem(n, K, seed, scale=2.0):
     return p, y
 
 
-def test_predictions_use_fitted_state_only(data):
+def test_outputs_refuse_parameters_changed_since_fit(data):
     X, y, Xt, yt = data
     clf = SplitConformalClassifier(alpha=0.1, lam=0.1, random_state=0).fit(X, y)
     sets, scores, res = clf.predict_set(Xt), clf.label_scores(Xt), clf.evaluate(Xt, yt)
     for change in ({"alpha": 0.3}, {"conformity_score": "aps"}, {"lam": 5.0},
                    {"k0": 2}, {"randomized": True}, {"mondrian": "class"},
                    {"allow_empty": False}, {"randomized_score": False},
-                   {"conformity_score": "raps", "k_reg": 3}):
+                   {"k_reg": 3}, {"tune_fraction": 0.5}, {"calib_size": 0.5},
+                   {"lam_grid": [0.0, 1.0]}, {"random_state": 1}):
+        (name, value), = change.items()
+        old = clf.get_params()[name]
         clf.set_params(**change)
+        for method in (clf.predict_set, clf.label_scores, clf.predict, clf.predict_proba):
+            with pytest.raises(StaleFitError, match=rf"parameter {name} changed since fit"):
+                method(Xt)
+        with pytest.raises(StaleFitError, match=name):
+            clf.evaluate(Xt, yt)
+        with pytest.raises(StaleFitError, match=name):
+            clf.score(Xt, yt)
+        clf.set_params(**{name: old})  # set back: the fitted outputs again
         np.testing.assert_array_equal(clf.predict_set(Xt), sets)
         np.testing.assert_array_equal(clf.label_scores(Xt), scores)
-        again = clf.evaluate(Xt, yt)
-        assert again.alpha == 0.1 and again.coverage == res.coverage
-        assert again.mean_size == res.mean_size
-    # the same holds for APS (randomised) and RAPS with their own fitted parameters
-    for kw in ({"conformity_score": "aps"},
-               {"conformity_score": "raps", "lam": 0.1, "k_reg": 2}):
-        aps = SplitConformalClassifier(alpha=0.1, random_state=0, **kw).fit(X, y)
-        ref = aps.predict_set(Xt)
-        aps.set_params(alpha=0.5, randomized_score=False, lam=1.0, k_reg=0)
-        np.testing.assert_array_equal(aps.predict_set(Xt), ref)
-    assert (clf.alpha_, clf.conformity_score_, clf.lam_, clf.k0_) == (0.1, "socop", 0.1, 1)
+        assert clf.evaluate(Xt, yt).coverage == res.coverage
     # refitting takes the new parameters
-    clf.fit(X, y)
+    clf.set_params(alpha=0.3, conformity_score="raps", k_reg=3).fit(X, y)
     assert clf.alpha_ == 0.3 and clf.conformity_score_ == "raps" and clf.k_reg_ == 3
+    assert clf.predict_set(Xt).shape == sets.shape
+
+
+def test_calibrate_applies_calibration_parameters_and_refuses_model_ones(data):
+    X, y, Xt, _ = data
+    clf = SplitConformalClassifier(LogisticRegression(), alpha=0.1, lam=0.1,
+                                   random_state=0).fit(X[:600], y[:600])
+    coef = clf.estimator_.coef_.copy()
+    clf.set_params(alpha=0.3, conformity_score="lac").calibrate(X[600:], y[600:])
+    np.testing.assert_array_equal(clf.estimator_.coef_, coef)  # same base model
+    assert (clf.alpha_, clf.conformity_score_) == (0.3, "lac")
+    clf.predict_set(Xt)  # recorded: no StaleFitError
+    # the base model was fitted with these: recalibrating cannot make them true
+    for change in ({"estimator": LogisticRegression(C=0.01)}, {"estimator__C": 0.01},
+                   {"calib_size": 0.5}, {"random_state": 1}):
+        (name, value), = change.items()
+        est = clone(clf).fit(X[:600], y[:600])
+        est.set_params(**change)
+        with pytest.raises(ValueError, match=rf"parameter {name} changed since fit.*call fit"):
+            est.calibrate(X[600:], y[600:])
+
+
+def test_prefit_calibrate_reads_the_estimator_again(data):
+    X, y, Xt, _ = data
+    a = LogisticRegression(C=0.01).fit(X[:400], y[:400])
+    b = LogisticRegression(C=100.0).fit(X[:400], y[:400])
+    clf = SplitConformalClassifier(a, conformity_score="lac", prefit=True).fit(X[400:], y[400:])
+    clf.set_params(estimator=b).calibrate(X[400:], y[400:])
+    assert clf.estimator_ is b
+    ref = SplitConformalClassifier(b, conformity_score="lac", prefit=True).fit(X[400:], y[400:])
+    np.testing.assert_array_equal(clf.predict_set(Xt), ref.predict_set(Xt))
 
 
 def test_score_is_accuracy_and_set_scorers_select_models(data):

@@ -399,28 +399,34 @@ def test_fit_errors_in_full():
             r"fixed values instead\.")
 
 
+_P = r"SplitConformalClassifier parameter "
+
+
 @pytest.mark.parametrize("params, exc, pattern", [
     ({"lam_grid": [0.1, np.inf]}, ValueError,
-     r"lam_grid must be a non-empty 1-D sequence of finite values >= 0, got \[0\.1, inf\]\."),
-    ({"lam_grid": [[0.1]]}, ValueError, r"lam_grid must be a non-empty 1-D sequence of finite "
-     r"values >= 0, got \[\[0\.1\]\]\."),
-    ({"lam_grid": [-0.5]}, ValueError, r"lam_grid must be .*got \[-0\.5\]\."),
-    ({"randomized_score": 1}, TypeError, r"randomized_score must be True or False, got 1\."),
-    ({"prefit": "no"}, TypeError, r"prefit must be True or False, got 'no'\."),
-    ({"randomized": None}, TypeError, r"randomized must be True or False, got None\."),
-    ({"allow_empty": 0}, TypeError, r"allow_empty must be True or False, got 0\."),
-    ({"estimator": object()}, TypeError, r"estimator must implement predict_proba, got object\."),
-    ({"k_reg": -1}, ValueError, r"k_reg must be in .*"),
-    ({"k_reg": "best"}, TypeError, r"k_reg must be an integer.*"),
-    ({"lam": -0.1}, ValueError, r"lam must be in .*"),
-    ({"k0": 1.5}, TypeError, r"k0 must be an integer.*"),
-    ({"k0": -1, "conformity_score": "lac"}, ValueError, r"k0 must be in .*"),
-    ({"lam_grid": ["a", "b"]}, ValueError, r"could not convert string to float: 'a'"),
-    ({"calib_size": 0.0}, ValueError, r"calib_size must be in .*"),
-    ({"tune_fraction": 1.0}, ValueError, r"tune_fraction must be in .*"),
-    ({"alpha": 1.0}, ValueError, r"alpha must be in .*"),
-    ({"conformity_score": "LAC"}, ValueError, r"conformity_score must be one of .*"),
-    ({"mondrian": "Class"}, ValueError, r"mondrian must be one of .*"),
+     _P + r"lam_grid must be a non-empty 1-D sequence of finite values >= 0, got \[0\.1, inf\]\."),
+    ({"lam_grid": [[0.1]]}, ValueError, _P + r"lam_grid must be a non-empty 1-D sequence of "
+     r"finite values >= 0, got \[\[0\.1\]\]\."),
+    ({"lam_grid": [-0.5]}, ValueError, _P + r"lam_grid must be .*got \[-0\.5\]\."),
+    ({"randomized_score": 1}, TypeError, _P + r"randomized_score must be a bool, got int 1\."),
+    ({"prefit": "no"}, TypeError, _P + r"prefit must be a bool, got str 'no'\."),
+    ({"randomized": None}, TypeError, _P + r"randomized must be a bool, got NoneType None\."),
+    ({"allow_empty": 0}, TypeError, _P + r"allow_empty must be a bool, got int 0\."),
+    ({"estimator": object()}, TypeError,
+     _P + r"estimator must be None or an object with predict_proba method, got object .*\."),
+    ({"k_reg": -1}, ValueError, _P + r"k_reg must be .*an int in \[0, inf\], got -1\."),
+    ({"k_reg": "best"}, ValueError, _P + r"k_reg must be one of \['auto'\] .*got 'best'\."),
+    ({"lam": -0.1}, ValueError, _P + r"lam must be .*a real in \[0, inf\], got -0\.1\."),
+    ({"k0": 1.5}, TypeError, _P + r"k0 must be an int in \[0, inf\], got float 1\.5\."),
+    ({"k0": -1, "conformity_score": "lac"}, ValueError, _P + r"k0 must be in \[0, inf\], got -1\."),
+    ({"lam_grid": ["a", "b"]}, ValueError, _P + r"lam_grid must be .*got \['a', 'b'\]\."),
+    ({"calib_size": 0.0}, ValueError, _P + r"calib_size must be in \(0, 1\), got 0\.0\."),
+    ({"tune_fraction": 1.0}, ValueError, _P + r"tune_fraction must be in \(0, 1\), got 1\.0\."),
+    ({"alpha": 1.0}, ValueError, _P + r"alpha must be in \(0, 1\), got 1\.0\."),
+    ({"conformity_score": "LAC"}, ValueError,
+     _P + r"conformity_score must be one of .*got 'LAC'; did you mean 'lac'\?"),
+    ({"mondrian": "Class"}, ValueError,
+     _P + r"mondrian must be one of \['class'\], got 'Class'; did you mean 'class'\?"),
 ])
 def test_parameter_errors(params, exc, pattern):
     X = np.c_[np.arange(6) % 9].astype(float)
@@ -506,13 +512,24 @@ def test_socop_tuning_split_and_grid():
 
 
 # ------------------------------------------------------------------ fitted state only
-def test_set_params_after_calibration_changes_nothing():
+def test_set_params_after_calibration_never_changes_an_output():
+    from statlearn.base import StaleFitError
+
     clf = _prefit(conformity_score="raps", lam=0.2, k_reg=1, randomized_score=False,
                   alpha=0.2).fit(X_CAL, Y_CAL)
     sets = clf.predict_set(X_TEST)
     scores = clf.label_scores(X_TEST)
-    clf.set_params(conformity_score="lac", alpha=0.5, lam=3.0, k_reg=0, randomized_score=True,
-                   randomized=True, allow_empty=False, mondrian="class", k0=3)
+    new = dict(conformity_score="lac", alpha=0.5, lam=3.0, k_reg=0, randomized_score=True,
+               randomized=True, allow_empty=False, mondrian="class", k0=3)
+    old = {k: clf.get_params()[k] for k in new}
+    clf.set_params(**new)
+    with pytest.raises(StaleFitError):
+        clf.predict_set(X_TEST)
+    with pytest.raises(StaleFitError):
+        clf.label_scores(X_TEST)
+    with pytest.raises(StaleFitError):
+        clf.evaluate(X_TEST, np.zeros(9, dtype=int))
+    clf.set_params(**old)
     np.testing.assert_array_equal(clf.predict_set(X_TEST), sets)
     np.testing.assert_array_equal(clf.label_scores(X_TEST), scores)
     assert clf.evaluate(X_TEST, np.zeros(9, dtype=int)).alpha == 0.2

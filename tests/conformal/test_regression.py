@@ -22,6 +22,7 @@ from sklearn.model_selection import GridSearchCV
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
+from statlearn.base import StaleFitError
 from statlearn.conformal import (
     PredictionIntervalResult,
     SplitConformalRegressor,
@@ -216,6 +217,37 @@ def test_mondrian_callable_equals_groups_argument():
         b.predict_interval(X[:3])
 
 
+def test_test_groups_come_from_the_calibration_source():
+    rng = np.random.default_rng(7)
+    X, y = hetero(rng, 300)
+    fn = _sign_group
+    # calibrated on mondrian(X): groups at prediction would mix two labellings
+    a = SplitConformalRegressor(alpha=0.2, mondrian=fn, random_state=0).fit(X, y)
+    flipped = np.where(fn(X) == "left", "right", "left")
+    with pytest.raises(ValueError, match=r"groups: .*mondrian\(X\).*differ from it in 300 "):
+        a.predict_interval(X, groups=flipped)
+    with pytest.raises(ValueError, match=r"groups: .*mondrian\(X\)"):
+        a.evaluate(X, y, groups=flipped)
+    np.testing.assert_array_equal(a.predict_interval(X, groups=fn(X)), a.predict_interval(X))
+    assert a.evaluate(X, y, groups=fn(X)).groups.tolist() == ["left", "right"]
+    assert a.evaluate(X, y).groups.tolist() == ["left", "right"]
+    # calibrated on groups= with mondrian also set: the test rows need groups= as well
+    g = np.where(np.asarray(X)[:, 1] > 0, "right", "left")
+    b = SplitConformalRegressor(alpha=0.2, mondrian=fn, random_state=0).fit(X, y, groups=g)
+    with pytest.raises(ValueError, match="pass groups"):
+        b.predict_interval(X)
+    with pytest.raises(ValueError, match="pass groups"):
+        b.evaluate(X, y)
+    ref = SplitConformalRegressor(alpha=0.2, random_state=0).fit(X, y, groups=g)
+    np.testing.assert_array_equal(b.predict_interval(X, groups=g),
+                                  ref.predict_interval(X, groups=g))
+    # not calibrated per group: groups at prediction would be silently ignored
+    c = SplitConformalRegressor(alpha=0.2, random_state=0).fit(X, y)
+    with pytest.raises(ValueError, match="groups: this model was not calibrated per group"):
+        c.predict_interval(X, groups=g)
+    assert c.evaluate(X, y, groups=g).groups.tolist() == ["left", "right"]  # reporting only
+
+
 def _sign_group(X):
     return np.where(np.asarray(X)[:, 0] > 0, "right", "left")
 
@@ -277,15 +309,42 @@ def test_fitted_state_rule():
     reg = SplitConformalRegressor(alpha=0.1, random_state=0).fit(X, y)
     before = reg.predict_interval(X)
     reg.set_params(alpha=0.5, conformity_score="normalized")
-    np.testing.assert_array_equal(reg.predict_interval(X), before)
+    for call in (lambda: reg.predict_interval(X), lambda: reg.predict(X),
+                 lambda: reg.evaluate(X, y), lambda: reg.score(X, y)):
+        with pytest.raises(StaleFitError, match="alpha changed since fit"):
+            call()
     assert reg.alpha_.tolist() == [0.1]
-    with pytest.raises(ValueError, match="refit to use 'normalized'"):
+    with pytest.raises(ValueError, match=r"conformity_score changed since fit.*call fit"):
         reg.calibrate(X, y)
     reg.set_params(conformity_score="absolute").calibrate(X, y)  # new alpha, same models
     assert reg.alpha_.tolist() == [0.5]
+    reg.set_params(alpha=0.1).calibrate(X, y)
+    np.testing.assert_array_equal(reg.predict_interval(X), before)
     cqr = SplitConformalRegressor(conformity_score="cqr", alpha=0.2, random_state=0).fit(X, y)
     with pytest.raises(ValueError, match="fitted for alpha"):
         cqr.set_params(alpha=0.1).calibrate(X, y)
+
+
+@pytest.mark.parametrize("change", [{"estimator": Ridge()}, {"calib_size": 0.5},
+                                    {"random_state": 1}, {"scale_estimator": Ridge()}])
+def test_calibrate_refuses_parameters_of_the_fitted_models(change):
+    rng = np.random.default_rng(11)
+    X, y = hetero(rng, 300)
+    reg = SplitConformalRegressor(LinearRegression(), random_state=0).fit(X, y)
+    (name, _), = change.items()
+    with pytest.raises(ValueError, match=rf"parameter {name} changed since fit.*call fit"):
+        reg.set_params(**change).calibrate(X, y)
+
+
+def test_prefit_calibrate_reads_the_models_again():
+    rng = np.random.default_rng(11)
+    X, y = hetero(rng, 300)
+    a, b = LinearRegression().fit(X, y), Ridge(alpha=1e3).fit(X, y)
+    reg = SplitConformalRegressor(a, prefit=True).fit(X, y)
+    reg.set_params(estimator=b).calibrate(X, y)
+    assert reg.estimator_ is b
+    ref = SplitConformalRegressor(b, prefit=True).fit(X, y)
+    np.testing.assert_array_equal(reg.predict_interval(X), ref.predict_interval(X))
 
 
 def test_prefit_calibrate_and_prefit_cqr_median():

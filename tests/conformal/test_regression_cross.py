@@ -11,6 +11,7 @@ import pytest
 from sklearn.linear_model import LinearRegression, Ridge
 from sklearn.model_selection import KFold, ShuffleSplit
 
+from statlearn.base import StaleFitError
 from statlearn.conformal import CrossConformalRegressor, _cross, cross_conformal_bounds
 from statlearn.utils._testing import assert_normal_close
 
@@ -151,11 +152,11 @@ def test_bad_input():
     X, y = _data(rng, 30)
     with pytest.raises(ValueError, match="method"):
         CrossConformalRegressor(method="base").fit(X, y)
-    with pytest.raises(ValueError, match="cv must be >= 2"):
+    with pytest.raises(ValueError, match=r"cv must be an int in \[2, inf\].*got 1\."):
         CrossConformalRegressor(cv=1).fit(X, y)
     with pytest.raises(ValueError, match="cv"):
         CrossConformalRegressor(cv="loo").fit(X, y)
-    with pytest.raises(TypeError, match="splitter"):
+    with pytest.raises(TypeError, match=r"cv must be .*split method\), got list"):
         CrossConformalRegressor(cv=[1, 2]).fit(X, y)
     with pytest.raises(ValueError, match="exactly one test fold"):
         CrossConformalRegressor(cv=ShuffleSplit(3, test_size=0.2, random_state=0)).fit(X, y)
@@ -175,12 +176,22 @@ def test_bad_input():
         cross_conformal_bounds(np.zeros((2, 3)), np.array([0, 1]), np.ones(2), 0.1, "base")
 
 
-def test_set_params_after_fit_changes_nothing():
+def test_outputs_refuse_parameters_changed_since_fit():
     rng = np.random.default_rng(6)
     X, y = _data(rng, 40)
     reg = CrossConformalRegressor(LinearRegression(), cv=4, random_state=0).fit(X, y)
     before = reg.predict_interval(X)
-    reg.set_params(alpha=0.5, method="minmax")
+    for name, value in (("alpha", 0.5), ("method", "minmax"), ("cv", 5), ("random_state", 1),
+                        ("estimator", Ridge())):
+        old = reg.get_params()[name]
+        reg.set_params(**{name: value})
+        for call in (lambda: reg.predict_interval(X), lambda: reg.predict(X),
+                     lambda: reg.fold_predictions(X), lambda: reg.evaluate(X, y, n_bins=4)):
+            with pytest.raises(StaleFitError, match=rf"parameter {name} changed since fit"):
+                call()
+        reg.set_params(**{name: old})
+    np.testing.assert_array_equal(reg.predict_interval(X), before)
+    reg.set_params(n_jobs=2)  # cannot change an output
     np.testing.assert_array_equal(reg.predict_interval(X), before)
     res = reg.evaluate(X, y, n_bins=4)
     assert res.alpha.tolist() == [0.1] and res.bin_counts.sum() == 40

@@ -210,12 +210,14 @@ def _plain(x):
     return x
 
 
-def assert_same(a, b, path="result"):
-    """Recursive exact equality of two results of the same code path.
+def assert_same(a, b, path="result", rtol=0.0):
+    """Recursive equality of two results of the same code path (exact by default).
 
     Arrays (NaN equal to NaN), pandas objects (by value), dataclasses, tuples,
     lists, dicts, scalars; objects with a ``__dict__`` field by field; figures
-    and axes are skipped.
+    and axes are skipped. ``rtol > 0`` lets floats differ by that relative
+    amount (of the largest magnitude), for inputs that reach BLAS in another
+    memory layout.
     """
     a, b = _plain(a), _plain(b)
     if a is b:
@@ -226,7 +228,10 @@ def assert_same(a, b, path="result"):
     if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
         a_, b_ = np.asarray(a), np.asarray(b)
         assert a_.shape == b_.shape, f"{path}: shape {a_.shape} != {b_.shape}"
-        if a_.dtype.kind in "fc" or b_.dtype.kind in "fc":
+        if (a_.dtype.kind in "fc" or b_.dtype.kind in "fc") and rtol and a_.size:
+            scale = max(1.0, float(np.nanmax(np.abs(a_[np.isfinite(a_)]), initial=0.0)))
+            np.testing.assert_allclose(a_, b_, rtol=rtol, atol=rtol * scale, err_msg=path)
+        elif a_.dtype.kind in "fc" or b_.dtype.kind in "fc":
             np.testing.assert_array_equal(a_, b_, err_msg=path)
         else:
             assert np.array_equal(a_, b_), f"{path}: arrays differ"
@@ -234,21 +239,23 @@ def assert_same(a, b, path="result"):
     if dataclasses.is_dataclass(a) and not isinstance(a, type):
         assert type(a) is type(b), f"{path}: {type(a).__name__} != {type(b).__name__}"
         for f in dataclasses.fields(a):
-            assert_same(getattr(a, f.name), getattr(b, f.name), f"{path}.{f.name}")
+            assert_same(getattr(a, f.name), getattr(b, f.name), f"{path}.{f.name}", rtol)
         return
     if isinstance(a, dict):
         assert isinstance(b, dict) and a.keys() == b.keys(), f"{path}: keys differ"
         for k in a:
-            assert_same(a[k], b[k], f"{path}[{k!r}]")
+            assert_same(a[k], b[k], f"{path}[{k!r}]", rtol)
         return
     if isinstance(a, list | tuple):
         assert isinstance(b, list | tuple) and len(a) == len(b), f"{path}: lengths differ"
         for i, (x, y) in enumerate(zip(a, b)):
-            assert_same(x, y, f"{path}[{i}]")
+            assert_same(x, y, f"{path}[{i}]", rtol)
         return
     if isinstance(a, numbers.Number) and isinstance(b, numbers.Number):
         if isinstance(a, float | np.floating) and math.isnan(a):
             assert math.isnan(b), f"{path}: nan != {b!r}"
+        elif rtol and isinstance(a, float | np.floating):
+            assert abs(a - b) <= rtol * max(1.0, abs(a)), f"{path}: {a!r} != {b!r}"
         else:
             assert a == b, f"{path}: {a!r} != {b!r}"
         return
@@ -256,6 +263,6 @@ def assert_same(a, b, path="result"):
         assert a == b, f"{path}: {a!r} != {b!r}"
         return
     if hasattr(a, "__dict__") and type(a) is type(b):
-        assert_same(vars(a), vars(b), path)
+        assert_same(vars(a), vars(b), path, rtol)
         return
     assert a == b, f"{path}: {a!r} != {b!r}"

@@ -1,0 +1,164 @@
+"""Contract cases of statlearn.conformal: one valid call per public function and estimator."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from statlearn import conformal as C
+from tests.contracts._framework import EstimatorCase, FunctionCase
+
+N, K = 40, 4
+
+
+def _proba(n=N, k=K, seed=0):
+    return np.random.default_rng(seed).dirichlet(np.ones(k), n)
+
+
+def _labels(n=N, k=K, seed=1):
+    return np.random.default_rng(seed).integers(0, k, n)
+
+
+def _sets(n=N, k=K, seed=2):
+    s = np.random.default_rng(seed).random((n, k)) < 0.4
+    s[:, 0] |= ~s.any(axis=1)
+    return s
+
+
+def _reg(n=N, seed=3):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 3))
+    return X, X @ np.array([1.0, -0.5, 0.2]) + 0.3 * rng.normal(size=n)
+
+
+def _intervals(n=N, seed=4):
+    rng = np.random.default_rng(seed)
+    lo = rng.normal(size=n)
+    return np.column_stack([lo, lo + rng.uniform(0.5, 2.0, n)])
+
+
+def _scores(n=N, seed=5):
+    return np.random.default_rng(seed).random(n)
+
+
+FUNCTIONS = [
+    FunctionCase(C.lac_scores, lambda: {"proba": _proba(), "labels": _labels()},
+                 paired=(("proba", "labels"),)),
+    FunctionCase(C.aps_scores, lambda: {"proba": _proba(), "labels": _labels(),
+                                        "random_state": 0}, paired=(("proba", "labels"),)),
+    FunctionCase(C.raps_scores, lambda: {"proba": _proba(), "labels": _labels(), "lam_reg": 0.1,
+                                         "k_reg": 2, "random_state": 0},
+                 paired=(("proba", "labels"),)),
+    FunctionCase(C.topk_scores, lambda: {"proba": _proba(), "labels": _labels()},
+                 paired=(("proba", "labels"),)),
+    FunctionCase(C.socop_scores, lambda: {"proba": _proba(), "lam": 0.5, "labels": _labels()},
+                 paired=(("proba", "labels"),)),
+    FunctionCase(C.socop_sets, lambda: {"proba": _proba(), "lam": 0.5, "threshold": 0.3}),
+    FunctionCase(C.label_ranks, lambda: {"proba": _proba(), "labels": _labels()},
+                 paired=(("proba", "labels"),)),
+    FunctionCase(C.conformal_quantile, lambda: {"scores": _scores(), "alpha": 0.1},
+                 allow_inf=("scores",)),
+    FunctionCase(C.conformal_rank, lambda: {"n": 40, "alpha": 0.1}),
+    FunctionCase(C.conformal_pvalues, lambda: {"test_scores": _scores(10, 6),
+                                               "cal_scores": _scores()},
+                 allow_inf=("test_scores", "cal_scores")),
+    FunctionCase(C.smoothed_pvalues, lambda: {"test_scores": _scores(10, 6),
+                                              "cal_scores": _scores(),
+                                              "u": np.random.default_rng(7).random(10)},
+                 allow_inf=("test_scores", "cal_scores"), paired=(("test_scores", "u"),)),
+    FunctionCase(C.thresholds_from_scores, lambda: {"scores": _scores(), "labels": _labels(),
+                                                    "alpha": 0.2, "n_classes": K},
+                 allow_inf=("scores",), paired=(("scores", "labels"),)),
+    FunctionCase(C.bh_select, lambda: {"pvalues": _scores(20, 8) ** 2, "q": 0.2}),
+    FunctionCase(C.cfbh, lambda: {"mu_cal": _reg(seed=9)[1], "y_cal": _reg(seed=10)[1],
+                                  "mu_test": _reg(20, seed=11)[1], "q": 0.3,
+                                  "random_state": 0},
+                 allow_inf=("y_cal",), paired=(("mu_cal", "y_cal"),)),
+    FunctionCase(C.mccs, lambda: {"mu_cal": _reg(seed=9)[1], "y_cal": _reg(seed=10)[1],
+                                  "mu_test": _reg(20, seed=11)[1],
+                                  "conditions": [(-np.inf, -0.5), (0.5, np.inf)], "q": 0.3,
+                                  "random_state": 0},
+                 allow_inf=("y_cal",), paired=(("mu_cal", "y_cal"),)),
+    FunctionCase(C.region_scores, lambda: {"mu": _reg(seed=9)[1], "y": _reg(seed=10)[1],
+                                           "lower": -0.5, "upper": 0.5},
+                 allow_inf=("y",), paired=(("mu", "y"),)),
+    FunctionCase(C.coverage, lambda: {"sets": _sets(), "y": _labels()}, paired=(("sets", "y"),)),
+    FunctionCase(C.class_conditional_coverage, lambda: {"sets": _sets(), "y": _labels()},
+                 paired=(("sets", "y"),)),
+    FunctionCase(C.mean_set_size, lambda: {"sets": _sets()}),
+    FunctionCase(C.singleton_rate, lambda: {"sets": _sets()}),
+    FunctionCase(C.empty_rate, lambda: {"sets": _sets()}),
+    FunctionCase(C.non_singleton_rate, lambda: {"sets": _sets(), "k0": 2}),
+    FunctionCase(C.evaluate_sets, lambda: {"sets": _sets(), "y": _labels(), "alpha": 0.1},
+                 paired=(("sets", "y"),)),
+    FunctionCase(C.size_stratified_coverage_violation,
+                 lambda: {"sets": _sets(), "y": _labels(), "alpha": 0.1},
+                 paired=(("sets", "y"),)),
+    FunctionCase(C.coverage_by_bins, lambda: {"covered": _scores() < 0.8, "values": _scores(
+        N, 12), "n_bins": 4}, paired=(("covered", "values"),)),
+    FunctionCase(C.interval_coverage, lambda: {"intervals": _intervals(), "y": _reg()[1]},
+                 allow_inf=("intervals",), paired=(("intervals", "y"),)),
+    FunctionCase(C.mean_width, lambda: {"intervals": _intervals()}, allow_inf=("intervals",)),
+    FunctionCase(C.evaluate_intervals, lambda: {"intervals": _intervals(), "y": _reg()[1],
+                                                "alpha": 0.1, "n_bins": 4},
+                 allow_inf=("intervals",), paired=(("intervals", "y"),)),
+    FunctionCase(C.cross_conformal_bounds,
+                 lambda: {"fold_predictions": np.random.default_rng(13).normal(size=(4, 6)),
+                          "fold_of": np.repeat(np.arange(4), 10),
+                          "residuals": _scores(), "alpha": 0.2},
+                 paired=(("residuals", "fold_of"),)),
+    FunctionCase(C.kneedle, lambda: {"x": np.array([1.0, 1.2, 1.5, 2.0, 3.0, 5.0]),
+                                     "y": np.array([0.6, 0.4, 0.3, 0.25, 0.22, 0.2])},
+                 paired=(("x", "y"),)),
+    FunctionCase(C.scaled_lam_grid, lambda: {"proba": _proba(), "labels": _labels(),
+                                             "alpha": 0.2}, paired=(("proba", "labels"),)),
+    FunctionCase(C.select_lambda, lambda: {"proba": _proba(200, seed=14),
+                                           "labels": _labels(200, seed=15), "alpha": 0.2,
+                                           "warn": False}, paired=(("proba", "labels"),)),
+    FunctionCase(C.conformal_scorer, lambda: {"metric": "mean_size"}),
+]
+
+
+def _clf_data(n=300, seed=20):
+    from statlearn.datasets import make_softmax_classification
+
+    return make_softmax_classification(n, n_classes=4, n_features=3, random_state=seed)
+
+
+def _clf_fit():
+    X, y = _clf_data()
+    return {"X": X, "y": y}
+
+
+def _clf_test():
+    return {"X": _clf_data(30, 21)[0]}
+
+
+def _reg_fit():
+    X, y = _reg(200, 22)
+    return {"X": X, "y": y}
+
+
+def _reg_test():
+    return {"X": _reg(20, 23)[0]}
+
+
+ESTIMATORS = [
+    EstimatorCase(lambda: C.SplitConformalClassifier(conformity_score="lac", random_state=0),
+                  _clf_fit, {"predict_set": _clf_test, "predict": _clf_test,
+                             "predict_proba": _clf_test},
+                  name="SplitConformalClassifier-lac"),
+    EstimatorCase(lambda: C.SplitConformalClassifier(lam=0.5, random_state=0),
+                  _clf_fit, {"predict_set": _clf_test, "label_scores": _clf_test},
+                  name="SplitConformalClassifier-socop"),
+    EstimatorCase(lambda: C.SplitConformalRegressor(random_state=0), _reg_fit,
+                  {"predict_interval": _reg_test, "predict": _reg_test}),
+    EstimatorCase(lambda: C.CrossConformalRegressor(cv=3, random_state=0), _reg_fit,
+                  {"predict_interval": _reg_test, "predict": _reg_test}),
+    EstimatorCase(lambda: C.ConformalSelector(q=0.3, random_state=0), _reg_fit,
+                  {"select": _reg_test}),
+    EstimatorCase(lambda: C.MultiConditionSelector(conditions=[(-np.inf, -0.5), (0.5, np.inf)],
+                                                   q=0.3, random_state=0),
+                  _reg_fit, {"select": _reg_test}),
+]
+
+NOT_APPLICABLE = {}
