@@ -17,6 +17,7 @@ from ..utils import (
     check_rng,
     normal_interval,
 )
+from ..utils._validation import _scalar
 from ._rules import _forecasts
 from ._testfns import bin_edges, check_tests, test_matrix
 from ._utility import _check_utility
@@ -349,6 +350,11 @@ def expected_calibration_error(forecasts, y, *, n_bins=10, strategy="uniform", n
     n_boot = check_int(n_boot, "n_boot", low=1)
     if np.any(V < 0) or np.any(V > 1):
         raise ValueError("forecasts must lie in [0, 1] for the ECE.")
+    if np.any(Y < 0) or np.any(Y > 1):
+        bad = Y[(Y < 0) | (Y > 1)]
+        raise ValueError(f"y must lie in [0, 1] for the ECE (outcomes, one-hot rows or class "
+                         f"labels); got {bad.size} value(s) outside it, e.g. "
+                         f"{float(bad.flat[0])!r}.")
     if V.shape[1] == 1:
         conf, out, kind = V[:, 0], Y[:, 0], "scalar"
     else:
@@ -361,7 +367,7 @@ def expected_calibration_error(forecasts, y, *, n_bins=10, strategy="uniform", n
         edges[0], edges[-1] = 0.0, 1.0
         edges = np.unique(edges)
     est, _, cnt, sc, so = _ece(conf, out, edges)
-    rng = check_rng(random_state)
+    rng = check_rng(_scalar(random_state))  # a 0-d array is the seed it holds
     n = conf.shape[0]
     boot = np.empty(n_boot)
     for r in range(n_boot):

@@ -7,9 +7,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 from sklearn.base import clone
-from sklearn.utils.validation import check_is_fitted
 
-from ..utils import ConfidenceInterval, Summary, check_probabilities, normal_interval
+from ..utils import ConfidenceInterval, Summary, check_array, check_probabilities, normal_interval
 from ._lp import worst_case_lp
 from ._rules import MinimaxDecisionRule, _DecisionRule, _forecasts
 
@@ -114,6 +113,15 @@ class RuleEvaluation:
         return ax
 
 
+def _array_policy(policy, name):
+    """Precomputed mixed actions as a float array (lists, DataFrames: row by row)."""
+    if isinstance(policy, str | bytes) or not (
+            isinstance(policy, list | tuple | np.ndarray) or hasattr(policy, "__array__")):
+        raise TypeError(f"rules[{name!r}] must be a TrustForecastRule, MinimaxDecisionRule or "
+                        f"an array of mixed actions, got {type(policy).__name__}.")
+    return check_array(policy, f"rules[{name!r}]", ensure_2d=False, dtype=np.float64)
+
+
 def evaluate_rules(rules, X, y=None, *, ambiguity=None):
     """Expected utility of fitted decision rules i.i.d. and under worst-case outcomes.
 
@@ -125,14 +133,16 @@ def evaluate_rules(rules, X, y=None, *, ambiguity=None):
 
     Parameters
     ----------
-    rules : dict of str to fitted decision rule or numpy.ndarray
+    rules : dict of str to fitted decision rule or array-like
         The rules to compare (all with the same utility), or precomputed mixed
         actions at ``X`` as arrays of shape (n_samples, n_actions) (for example
-        the best response to recalibrated forecasts).
+        the best response to recalibrated forecasts; lists and DataFrames are
+        read as arrays, row by row).
     X : array-like of shape (n_samples, n_outcomes) or (n_samples,)
         Evaluation forecasts.
     y : array-like of shape (n_samples, n_outcomes) or (n_samples,), default=None
-        Realised outcomes, for the i.i.d. utility.
+        Realised outcomes, for the i.i.d. utility; inside the outcome set of
+        ``ambiguity`` (its box, or probability vectors in simplex mode).
     ambiguity : MinimaxDecisionRule, default=None
         Defines the ambiguity set; the first :class:`MinimaxDecisionRule` in
         ``rules`` when None.
@@ -158,14 +168,11 @@ def evaluate_rules(rules, X, y=None, *, ambiguity=None):
     """
     if not isinstance(rules, dict) or not rules:
         raise TypeError("rules must be a non-empty dict of name -> fitted decision rule.")
-    for name, r in rules.items():
-        if isinstance(r, np.ndarray):
-            continue
-        if not isinstance(r, _DecisionRule):
-            raise TypeError(f"rules[{name!r}] must be a TrustForecastRule, "
-                            f"MinimaxDecisionRule or an array of mixed actions, got "
-                            f"{type(r).__name__}.")
-        check_is_fitted(r, "n_features_in_")
+    rules = {name: r if isinstance(r, _DecisionRule) else _array_policy(r, name)
+             for name, r in rules.items()}
+    for r in rules.values():
+        if isinstance(r, _DecisionRule):
+            r._check_fitted("evaluate_rules")  # not fitted, or refitted params: refused
     if ambiguity is None:
         ambiguity = next((r for r in rules.values() if isinstance(r, MinimaxDecisionRule)), None)
         if ambiguity is None:
@@ -173,7 +180,7 @@ def evaluate_rules(rules, X, y=None, *, ambiguity=None):
     if not isinstance(ambiguity, MinimaxDecisionRule):
         raise TypeError(f"ambiguity must be a MinimaxDecisionRule, got "
                         f"{type(ambiguity).__name__}.")
-    check_is_fitted(ambiguity, "robust_value_")
+    ambiguity._check_fitted("evaluate_rules")
     U, c = ambiguity.utility_matrix_, ambiguity.utility_offset_
     for name, r in rules.items():
         if isinstance(r, np.ndarray):
@@ -187,15 +194,15 @@ def evaluate_rules(rules, X, y=None, *, ambiguity=None):
     policies = {}
     for name, r in rules.items():
         if isinstance(r, np.ndarray):
-            policies[name] = check_probabilities(r, f"rules[{name!r}]")
             if r.shape != (V.shape[0], U.shape[0]):
                 raise ValueError(f"rules[{name!r}]: an array policy must have shape "
                                  f"({V.shape[0]}, {U.shape[0]}), got {r.shape}.")
+            policies[name] = check_probabilities(r, f"rules[{name!r}]")
         else:
             policies[name] = r.predict_proba(V)
     w = np.full(n, 1.0 / n)
     Hm = ambiguity._H(Vc)
-    eps = float(ambiguity.eps)
+    eps = ambiguity._eps
     adversaries = {}
     robust_eval = clone(ambiguity).fit(V) if n else None
     idx = robust_eval._lookup(Vc)
@@ -212,6 +219,7 @@ def evaluate_rules(rules, X, y=None, *, ambiguity=None):
         Y = _forecasts(y, "y")
         if Y.shape != V.shape:
             raise ValueError(f"y must have the shape of X {V.shape}, got {Y.shape}.")
+        ambiguity._check_outcomes(Y)
         util = Y @ U.T + c
         per = np.stack([np.sum(pi * util, axis=1) for pi in policies.values()])
         iid = per.mean(axis=1)

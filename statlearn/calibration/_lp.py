@@ -62,21 +62,57 @@ def _simplex_block(n, d):
     return sparse.csr_matrix((np.ones(n * d), (rows, cols)), shape=(n, n * d)), np.ones(n)
 
 
-def _solve(c_obj, A_ub, b_ub, A_eq, b_eq, bounds, what):
-    res = linprog(c_obj, A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=b_eq, bounds=bounds,
-                  method="highs")
-    if res.status != 0:
-        raise RuntimeError(f"the {what} LP failed (HiGHS status {res.status}: {res.message}).")
-    return res
+#: HiGHS settings tried in turn. Every LP here has a known feasible point (the
+#: forecasts themselves, ``q = V``), so an "infeasible" or numerical-trouble status is
+#: a solver artefact: HiGHS's presolve reports infeasibility when ``eps`` lies
+#: between its small-value and feasibility tolerances (about 1e-9 to 1e-7), for
+#: example. The next setting is tried; only when every one fails is an error raised.
+_HIGHS_ATTEMPTS = ({}, {"presolve": False}, {"presolve": False, "method": "highs-ipm"})
+
+
+class _Inaccurate(RuntimeError):
+    """A solver answer that fails a check of the caller (duals that are not a policy)."""
+
+
+def _solve(c_obj, A_ub, b_ub, A_eq, b_eq, bounds, what, accept=None):
+    """Solve with HiGHS, trying the settings of ``_HIGHS_ATTEMPTS`` in turn.
+
+    ``accept(res)`` (optional) post-processes an optimal answer and raises
+    :class:`_Inaccurate` to ask for the next setting. Returns ``(res, accepted)``
+    when ``accept`` is given, else ``res``.
+    """
+    failures = []
+    for attempt in _HIGHS_ATTEMPTS:
+        options = {k: v for k, v in attempt.items() if k != "method"}
+        res = linprog(c_obj, A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=b_eq, bounds=bounds,
+                      method=attempt.get("method", "highs"), options=options or None)
+        label = ", ".join(f"{k}={v}" for k, v in attempt.items()) or "default settings"
+        if res.status != 0:
+            failures.append(f"{label}: HiGHS status {res.status} ({res.message})")
+            continue
+        if accept is None:
+            return res
+        try:
+            return res, accept(res)
+        except _Inaccurate as exc:
+            failures.append(f"{label}: {exc}")
+    raise RuntimeError(f"the {what} LP could not be solved although it has a feasible point "
+                       "(for the robust and worst-case LPs: the forecasts themselves); HiGHS "
+                       "failed with every setting tried: " + "; ".join(failures))
 
 
 def robust_lp(V, w, Hm, U, c, lo, hi, simplex=False, eps=0.0):
-    """Algorithm A: the joint robust LP; value, q*, policy (duals) and lambda*."""
+    """Algorithm A: the joint robust LP; value, q*, policy (duals) and lambda*.
+
+    Solved in the deviations ``D = q - V``: the calibration and simplex rows then
+    have the right-hand side exactly 0 and ``D = 0`` is exactly feasible (the
+    rows and so the duals are those of the problem in ``q``).
+    """
     n, d = V.shape
     m = U.shape[0]
     k = Hm.shape[1]
     nq = n * d
-    # utility rows: U_a . q_i - t_i <= -c_a
+    # utility rows: U_a . (v_i + D_i) - t_i <= -c_a
     r = np.repeat(np.arange(n * m), d)
     col_q = (np.repeat(np.arange(n), m * d) * d + np.tile(np.arange(d), n * m))
     val_q = np.tile(U.ravel(), n)
@@ -85,21 +121,22 @@ def robust_lp(V, w, Hm, U, c, lo, hi, simplex=False, eps=0.0):
          (np.concatenate([r, np.arange(n * m)]),
           np.concatenate([col_q, nq + np.repeat(np.arange(n), m)]))),
         shape=(n * m, nq + n))
-    b_util = np.tile(-c, n)
-    A_cal, rhs = _calibration_block(V, w, Hm)
+    b_util = (-(V @ U.T) - c).ravel()
+    A_cal, _ = _calibration_block(V, w, Hm)
     A_cal = sparse.hstack([A_cal, sparse.csr_matrix((A_cal.shape[0], n))]).tocsr()
+    zero = np.zeros(A_cal.shape[0])
     eq_blocks, eq_rhs = [], []
     ub_blocks, ub_rhs = [A_util], [b_util]
     if eps > 0:
         ub_blocks += [A_cal, -A_cal]
-        ub_rhs += [rhs + eps, -rhs + eps]
+        ub_rhs += [zero + eps, zero + eps]
     else:
         eq_blocks.append(A_cal)
-        eq_rhs.append(rhs)
+        eq_rhs.append(zero)
     if simplex:
-        S, s_rhs = _simplex_block(n, d)
+        S, _ = _simplex_block(n, d)
         eq_blocks.append(sparse.hstack([S, sparse.csr_matrix((n, n))]).tocsr())
-        eq_rhs.append(s_rhs)
+        eq_rhs.append(np.zeros(n))
     A_ub = sparse.vstack(ub_blocks).tocsr()
     b_ub = np.concatenate(ub_rhs)
     if eq_blocks:
@@ -107,12 +144,14 @@ def robust_lp(V, w, Hm, U, c, lo, hi, simplex=False, eps=0.0):
     else:
         A_eq = b_eq = None
     c_obj = np.concatenate([np.zeros(nq), w])
-    bounds = [(lo, hi)] * nq + [(None, None)] * n
-    res = _solve(c_obj, A_ub, b_ub, A_eq, b_eq, bounds, "robust")
-    q = res.x[:nq].reshape(n, d)
+    bounds = _deviation_bounds(V, lo, hi) + [(None, None)] * n
+
+    def policy(res):  # minimax policy from the duals of the utility rows
+        return _clean_policy(-res.ineqlin.marginals[: n * m].reshape(n, m) / w[:, None])
+
+    res, pi = _solve(c_obj, A_ub, b_ub, A_eq, b_eq, bounds, "robust", accept=policy)
+    q = _from_deviation(V, res.x[:nq], lo, hi, simplex)
     marg_ub = res.ineqlin.marginals
-    pi = -marg_ub[: n * m].reshape(n, m) / w[:, None]
-    pi = _clean_policy(pi)
     if eps > 0:
         mu1 = marg_ub[n * m: n * m + k * d]
         mu2 = marg_ub[n * m + k * d: n * m + 2 * k * d]
@@ -126,39 +165,57 @@ def _clean_policy(pi):
     """Remove solver round-off (tiny negatives, sums off by ~1e-9) from dual policies."""
     pi = np.where(pi < 0, np.where(pi > -1e-7, 0.0, pi), pi)
     if np.any(pi < 0):
-        raise RuntimeError("the LP duals do not form a policy (negative weight); "
-                           "the solver returned an inaccurate solution.")
+        raise _Inaccurate("the LP duals do not form a policy (negative weight); "
+                          "the solver returned an inaccurate solution.")
     s = pi.sum(axis=1, keepdims=True)
     if np.any(np.abs(s - 1) > 1e-6):
-        raise RuntimeError("the LP duals do not sum to one per forecast; "
-                           "the solver returned an inaccurate solution.")
+        raise _Inaccurate("the LP duals do not sum to one per forecast; "
+                          "the solver returned an inaccurate solution.")
     return pi / s
 
 
+def _deviation_bounds(V, lo, hi):
+    """Bounds ``lo - v <= D <= hi - v`` of the deviations (0 is always inside)."""
+    flat = V.ravel()
+    return list(zip((lo - flat).tolist(), (hi - flat).tolist(), strict=True))
+
+
+def _from_deviation(V, D, lo, hi, simplex):
+    """``q = V + D`` back in the outcome set (removing the solver's round-off)."""
+    q = np.clip(V + D.reshape(V.shape), lo, hi)
+    if simplex:
+        q = q / q.sum(axis=1, keepdims=True)
+    return q
+
+
 def worst_case_lp(V, w, Hm, U, c, pi, lo, hi, simplex=False, eps=0.0):
-    """Worst case of a fixed policy ``pi`` (n, m) over the ambiguity set: value and q."""
+    """Worst case of a fixed policy ``pi`` (n, m) over the ambiguity set: value and q.
+
+    Solved in the deviations ``D = q - V`` (see :func:`robust_lp`).
+    """
     n, d = V.shape
     g = pi @ U                                              # (n, d)
-    const = float(w @ (pi @ c))
+    const = float(w @ (pi @ c)) + float(w @ np.sum(g * V, axis=1))
     c_obj = (w[:, None] * g).ravel()
-    A_cal, rhs = _calibration_block(V, w, Hm)
+    A_cal, _ = _calibration_block(V, w, Hm)
     A_ub = b_ub = A_eq = b_eq = None
     eq_blocks, eq_rhs = [], []
     if A_cal.shape[0]:
+        zero = np.zeros(A_cal.shape[0])
         if eps > 0:
             A_ub = sparse.vstack([A_cal, -A_cal]).tocsr()
-            b_ub = np.concatenate([rhs + eps, -rhs + eps])
+            b_ub = np.concatenate([zero + eps, zero + eps])
         else:
             eq_blocks.append(A_cal)
-            eq_rhs.append(rhs)
+            eq_rhs.append(zero)
     if simplex:
-        S, s_rhs = _simplex_block(n, d)
+        S, _ = _simplex_block(n, d)
         eq_blocks.append(S)
-        eq_rhs.append(s_rhs)
+        eq_rhs.append(np.zeros(n))
     if eq_blocks:
         A_eq, b_eq = sparse.vstack(eq_blocks).tocsr(), np.concatenate(eq_rhs)
-    res = _solve(c_obj, A_ub, b_ub, A_eq, b_eq, [(lo, hi)] * (n * d), "worst-case")
-    return _Solution(value=float(res.fun) + const, q=res.x.reshape(n, d))
+    res = _solve(c_obj, A_ub, b_ub, A_eq, b_eq, _deviation_bounds(V, lo, hi), "worst-case")
+    return _Solution(value=float(res.fun) + const, q=_from_deviation(V, res.x, lo, hi, simplex))
 
 
 # ---------------------------------------------------------------- pointwise problems
@@ -182,9 +239,10 @@ def pointwise(S, U, c, lo, hi, simplex=False):
     b_eq = np.ones(1) if simplex else None
     bounds = [(lo, hi)] * d + [(None, None)]
     for r, s in enumerate(uniq):
-        res = _solve(np.concatenate([s, [1.0]]), A_ub, -c, A_eq, b_eq, bounds, "pointwise")
+        res, pis[r] = _solve(np.concatenate([s, [1.0]]), A_ub, -c, A_eq, b_eq, bounds,
+                             "pointwise",
+                             accept=lambda res: _clean_policy(-res.ineqlin.marginals[None, :])[0])
         qs[r] = res.x[:d]
-        pis[r] = _clean_policy(-res.ineqlin.marginals[None, :])[0]
     return qs[inv], pis[inv]
 
 

@@ -8,16 +8,15 @@ known to satisfy (Kiyani, Hassani, Pappas and Roth, 2025).
 
 from __future__ import annotations
 
-import numbers
 import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator
-from sklearn.utils.validation import check_is_fitted
 
-from ..utils import check_array, check_option, check_real
+from ..base import FitStateMixin, Integral, Options, Real
+from ..utils import check_array, check_probabilities, check_real
 from ._lp import _pointwise_1d, dual_1d, pointwise, robust_lp, worst_case_lp
-from ._testfns import bin_edges, bin_index, check_tests, test_matrix
+from ._testfns import TEST_CLASSES, bin_edges, bin_index, check_tests, test_matrix
 from ._utility import _best_response, _check_utility
 
 __all__ = ["CalibrationWarning", "MinimaxDecisionRule", "SquaredErrorDecisionRule",
@@ -45,7 +44,7 @@ class CalibrationWarning(UserWarning):
 
 
 def _check_bounds(outcome_bounds):
-    if (not isinstance(outcome_bounds, tuple | list) or len(outcome_bounds) != 2):
+    if np.ndim(outcome_bounds) != 1 or len(outcome_bounds) != 2:
         raise TypeError(f"outcome_bounds must be a pair (lo, hi), got {outcome_bounds!r}.")
     lo = check_real(outcome_bounds[0], "outcome_bounds[0]")
     hi = check_real(outcome_bounds[1], "outcome_bounds[1]")
@@ -66,8 +65,15 @@ def _forecasts(X, name="X"):
     return V
 
 
-class _DecisionRule(BaseEstimator):
+class _DecisionRule(FitStateMixin, BaseEstimator):
     """Shared validation, prediction and evaluation of decision rules."""
+
+    _parameter_constraints = {
+        # contents (shapes against the forecasts) are checked in fit
+        "utility_matrix": [None, "array-like"],
+        "utility_offset": [None, "array-like"],
+        "actions": [None, "array-like"],
+    }
 
     @classmethod
     def _statlearn_test_instances(cls):
@@ -99,7 +105,7 @@ class _DecisionRule(BaseEstimator):
         return U, c, V, actions
 
     def _check_X(self, X):
-        check_is_fitted(self, "n_features_in_")
+        self._check_fitted()
         V = _forecasts(X)
         if np.ndim(X) == 1 and self.n_features_in_ != 1:
             raise ValueError(f"X is 1-D but this rule was fitted on {self.n_features_in_} "
@@ -127,6 +133,7 @@ class _DecisionRule(BaseEstimator):
         numpy.ndarray of shape (n_samples,)
             Entries of ``actions_``.
         """
+        self._check_fitted()
         P = self.predict_proba(X)
         best = P.max(axis=1, keepdims=True)
         return self.actions_[np.argmax(P >= best - 1e-12, axis=1)]
@@ -139,19 +146,27 @@ class _DecisionRule(BaseEstimator):
         X : array-like of shape (n_samples, n_outcomes) or (n_samples,)
             Forecasts.
         y : array-like of shape (n_samples, n_outcomes) or (n_samples,)
-            Outcomes (or conditional means of the outcomes).
+            Outcomes (or conditional means of the outcomes); for
+            :class:`MinimaxDecisionRule` inside the outcome set (the box
+            ``outcome_bounds``, or probability vectors in simplex mode).
 
         Returns
         -------
         float
         """
+        self._check_fitted()
         P = self.predict_proba(X)
         Y = _forecasts(y, "y")
         if Y.shape != (P.shape[0], self.n_features_in_):
             raise ValueError(f"y must have shape ({P.shape[0]}, {self.n_features_in_}) "
                              f"(or ({P.shape[0]},) when d = 1), got {Y.shape}.")
+        self._check_outcomes(Y)
         U, c = self.utility_matrix_, self.utility_offset_
         return float(np.mean(np.sum(P * (Y @ U.T + c), axis=1)))
+
+    def _check_outcomes(self, Y, name="y"):
+        """Outcomes must lie in the outcome set the rule was fitted for (none declared here)."""
+        return Y
 
 
 class TrustForecastRule(_DecisionRule):
@@ -231,6 +246,7 @@ class TrustForecastRule(_DecisionRule):
         -------
         numpy.ndarray of shape (n_samples, n_actions)
         """
+        self._check_fitted()
         V = self._check_X(X)
         a = _best_response(V, self.utility_matrix_, self.utility_offset_)
         return np.eye(self.n_actions_)[a]
@@ -260,7 +276,9 @@ class MinimaxDecisionRule(_DecisionRule):
         The class ``H``: ``"self_orthogonal"`` (``h_j(v) = v_j``; what squared-error
         training with a linear last layer gives), ``"decision"`` (indicators of the
         plug-in decision regions), ``"binwise"`` (indicators of ``bins``, ``d = 1``),
-        ``"full"`` (every function: the rule is the plug-in rule), ``"none"`` (no
+        ``"full"`` (every function: the rule is the plug-in rule; with ``eps > 0``
+        or ``intercept`` it is robust at the calibration forecasts and plug-in at
+        forecasts it has not seen), ``"none"`` (no
         promise: the maximin constant action), or callables mapping forecasts
         ``(n, d)`` to test values ``(n,)`` or ``(n, k)``.
     intercept : bool, default=False
@@ -347,6 +365,18 @@ class MinimaxDecisionRule(_DecisionRule):
            [0.  , 1.  ]])
     """
 
+    _parameter_constraints = {
+        **_DecisionRule._parameter_constraints,
+        # the entries of a list of tests are checked (callable) in fit
+        "tests": [Options(list(TEST_CLASSES)), "callable", list, tuple],
+        "intercept": ["boolean"],
+        "bins": [Integral(1), "array-like"],
+        "eps": [Real(0)],
+        "outcome_set": [Options(OUTCOME_SETS)],
+        "outcome_bounds": ["array-like"],  # a pair lo < hi, checked in fit
+        "method": [Options(METHODS)],
+    }
+
     def __init__(self, utility_matrix=None, utility_offset=None, tests="self_orthogonal",
                  intercept=False, bins=10, eps=0.0, outcome_set="auto",
                  outcome_bounds=(0.0, 1.0), method="auto", actions=None):
@@ -362,16 +392,16 @@ class MinimaxDecisionRule(_DecisionRule):
         self.actions = actions
 
     # ------------------------------------------------------------------ helpers
-    def _get_tests(self):
-        return check_tests(self.tests)
+    def _prepare(self, X, fitting, name="X", stacklevel=3):
+        """Validate forecasts, resolve the outcome set and clip to the box (warning).
 
-    def _prepare(self, X, fitting):
-        """Validate forecasts, resolve the outcome set and clip to the box (warning)."""
+        ``stacklevel`` makes the warning point at the user's call (``fit`` runs
+        inside the base layer's wrapper: one frame more).
+        """
         lo, hi = self.bounds_ if not fitting else _check_bounds(self.outcome_bounds)
         V = X
         simplex = (self.outcome_set_ == "simplex") if not fitting else None
         if fitting:
-            check_option(self.outcome_set, "outcome_set", OUTCOME_SETS)
             sums_one = V.shape[1] >= 2 and bool(
                 np.all(np.abs(V.sum(axis=1) - 1) <= _SIMPLEX_ATOL))
             if self.outcome_set == "auto":
@@ -384,20 +414,34 @@ class MinimaxDecisionRule(_DecisionRule):
                 simplex = False
         if simplex:
             if np.any(V < -_SIMPLEX_ATOL) or np.any(np.abs(V.sum(axis=1) - 1) > _SIMPLEX_ATOL):
-                raise ValueError("X: with outcome_set='simplex' every forecast must be a "
+                raise ValueError(f"{name}: with outcome_set='simplex' every forecast must be a "
                                  "probability vector (non-negative, summing to 1).")
             V = np.clip(V, 0.0, None)
             V = V / V.sum(axis=1, keepdims=True)
         elif np.any(V < lo) or np.any(V > hi):
             n_bad = int(np.sum(np.any((V < lo) | (V > hi), axis=1)))
             warnings.warn(f"{n_bad} forecast(s) lie outside the outcome box [{lo}, {hi}] and "
-                          "were clipped to it.", CalibrationWarning, stacklevel=3)
+                          "were clipped to it.", CalibrationWarning, stacklevel=stacklevel)
             V = np.clip(V, lo, hi)
         return V, simplex, lo, hi
 
+    def _check_outcomes(self, Y, name="y"):
+        """Outcomes inside the fitted outcome set: the box, or probability vectors."""
+        if self.outcome_set_ == "simplex":
+            check_probabilities(Y, name, atol=_SIMPLEX_ATOL)
+            return Y
+        lo, hi = self.bounds_
+        if np.any(Y < lo) or np.any(Y > hi):
+            bad = Y[(Y < lo) | (Y > hi)]
+            raise ValueError(f"{name} must lie in the outcome box [{lo}, {hi}] "
+                             f"(outcome_bounds); got {bad.size} value(s) outside it, e.g. "
+                             f"{float(bad.flat[0])!r}.")
+        return Y
+
     def _H(self, V):
-        return test_matrix(self._get_tests(), V, self.utility_matrix_, self.utility_offset_,
-                           intercept=self.intercept, edges=self.bin_edges_)
+        # the tests, intercept and bins recorded at fit (set_params cannot reach them)
+        return test_matrix(self._tests, V, self.utility_matrix_, self.utility_offset_,
+                           intercept=self._intercept, edges=self.bin_edges_)
 
     # ---------------------------------------------------------------------- fit
     def fit(self, X, y=None):
@@ -414,18 +458,14 @@ class MinimaxDecisionRule(_DecisionRule):
         -------
         self
         """
-        tests = self._get_tests()
-        if not isinstance(self.intercept, bool | np.bool_):
-            raise TypeError(f"intercept must be a bool, got {self.intercept!r}.")
-        if isinstance(self.eps, bool) or not isinstance(self.eps, numbers.Real):
-            raise TypeError(f"eps must be a real number >= 0, got {self.eps!r}.")
-        eps = check_real(self.eps, "eps", low=0)
-        method = check_option(self.method, "method", METHODS)
+        tests = check_tests(self.tests)
+        eps, method = float(self.eps), self.method
         U, c, V, actions = self._validate_common(X)
+        self._tests, self._intercept, self._eps = tests, bool(self.intercept), eps
         self.utility_matrix_, self.utility_offset_ = U, c
         self.actions_, self.n_actions_ = actions, U.shape[0]
         self.n_features_in_ = V.shape[1]
-        V, simplex, lo, hi = self._prepare(V, fitting=True)
+        V, simplex, lo, hi = self._prepare(V, fitting=True, stacklevel=4)
         self.bounds_ = (lo, hi)
         self.outcome_set_ = "simplex" if simplex else "box"
         d = V.shape[1]
@@ -443,14 +483,14 @@ class MinimaxDecisionRule(_DecisionRule):
             self._warn_bins(Hm, counts)
         closed = isinstance(tests, str) and tests in ("decision", "full", "binwise")
         if method == "auto":
-            if closed and eps == 0 and not self.intercept:
+            if closed and eps == 0 and not self._intercept:
                 method = "closed_form"
             elif d == 1 and not simplex and Hm.shape[1] == 1 and len(uniq) > _D1_MIN_N:
                 method = "d1"
             else:
                 method = "lp"
         if method == "closed_form":
-            if not closed or eps > 0 or self.intercept:
+            if not closed or eps > 0 or self._intercept:
                 raise ValueError("method='closed_form' needs tests in ['decision', 'full', "
                                  "'binwise'], eps=0 and intercept=False.")
             sol = self._closed_form(uniq, w, tests, counts)
@@ -475,12 +515,12 @@ class MinimaxDecisionRule(_DecisionRule):
         if np.any(pts == 0):
             warnings.warn(f"{int(np.sum(pts == 0))} bin(s) hold no calibration forecast; new "
                           "forecasts falling there get the plug-in action.",
-                          CalibrationWarning, stacklevel=3)
+                          CalibrationWarning, stacklevel=4)
         small = (pts > 0) & (pts < 10)
         if np.any(small):
             warnings.warn(f"{int(np.sum(small))} bin(s) hold fewer than 10 calibration "
                           "forecasts; their bin means are noisy.", CalibrationWarning,
-                          stacklevel=3)
+                          stacklevel=4)
 
     def _closed_form(self, V, w, tests, counts):
         U, c = self.utility_matrix_, self.utility_offset_
@@ -519,7 +559,7 @@ class MinimaxDecisionRule(_DecisionRule):
 
     def _solve_new(self, V):
         """Adversarial belief and minimax mixed action at forecasts not in the calibration set."""
-        tests = self._get_tests()
+        tests = self._tests
         U, c = self.utility_matrix_, self.utility_offset_
         lo, hi = self.bounds_
         if self.method_ == "closed_form":
@@ -530,6 +570,11 @@ class MinimaxDecisionRule(_DecisionRule):
                 means = self.bin_means_[b]
                 q = np.where(np.isnan(means), V[:, 0], means)[:, None]
             return q, np.eye(self.n_actions_)[_best_response(q, U, c)]
+        if tests == "full":
+            # one test per calibration forecast: an unseen forecast has its own empty
+            # cell, about which the tests say nothing, so it gets the plug-in action (as
+            # the closed form and the empty bins of "binwise" do)
+            return V.copy(), np.eye(self.n_actions_)[_best_response(V, U, c)]
         S = self._H(V) @ self.lambda_
         if V.shape[1] == 1 and self.outcome_set_ == "box":
             q, pi, _, _ = _pointwise_1d(S[:, 0], U, c, lo, hi)
@@ -544,7 +589,7 @@ class MinimaxDecisionRule(_DecisionRule):
 
     def _predict_both(self, X):
         V = self._check_X(X)
-        V, _, _, _ = self._prepare(V, fitting=False)
+        V, _, _, _ = self._prepare(V, fitting=False, stacklevel=4)
         idx = self._lookup(V)
         q = np.empty_like(V)
         pi = np.empty((V.shape[0], self.n_actions_))
@@ -571,6 +616,7 @@ class MinimaxDecisionRule(_DecisionRule):
         numpy.ndarray of shape (n_samples, n_actions)
             Rows are probability vectors supported on actions tied at ``q*``.
         """
+        self._check_fitted()
         return self._predict_both(X)[1]
 
     def q_star(self, X):
@@ -595,6 +641,7 @@ class MinimaxDecisionRule(_DecisionRule):
         >>> rule.q_star([0.2, 0.8]).ravel().round(2)
         array([0.4 , 0.75])
         """
+        self._check_fitted()
         return self._predict_both(X)[0]
 
     def worst_case_value(self, X, policy=None):
@@ -606,7 +653,8 @@ class MinimaxDecisionRule(_DecisionRule):
             Forecasts defining the ambiguity set (with this rule's tests, eps
             and outcome set).
         policy : array-like of shape (n_samples, n_actions), default=None
-            Mixed actions to evaluate; this rule's :meth:`predict_proba` when None.
+            Mixed actions to evaluate, one probability vector per forecast; this
+            rule's :meth:`predict_proba` at ``X`` when None.
 
         Returns
         -------
@@ -623,15 +671,20 @@ class MinimaxDecisionRule(_DecisionRule):
         >>> round(value, 3), q.ravel().round(2)
         (0.5, array([1. , 0.6]))
         """
+        self._check_fitted()
         V = self._check_X(X)
+        if policy is None:
+            pi = self.predict_proba(X)
+        else:
+            pi = check_array(policy, "policy", ensure_2d=False, dtype=np.float64)
+            if pi.shape != (V.shape[0], self.n_actions_):
+                raise ValueError(f"policy must have shape ({V.shape[0]}, {self.n_actions_}), "
+                                 f"got {pi.shape}.")
+            pi = check_probabilities(pi, "policy")
         V, simplex, lo, hi = self._prepare(V, fitting=False)
-        pi = self.predict_proba(X) if policy is None else check_array(policy, "policy")
-        if pi.shape != (V.shape[0], self.n_actions_):
-            raise ValueError(f"policy must have shape ({V.shape[0]}, {self.n_actions_}), got "
-                             f"{pi.shape}.")
         w = np.full(V.shape[0], 1.0 / V.shape[0])
         sol = worst_case_lp(V, w, self._H(V), self.utility_matrix_, self.utility_offset_, pi,
-                            lo, hi, simplex, float(self.eps))
+                            lo, hi, simplex, self._eps)
         return sol.value, sol.q
 
 
@@ -669,6 +722,14 @@ class SquaredErrorDecisionRule(MinimaxDecisionRule):
     >>> rule.predict([0.3, 0.9]).tolist()
     [0, 2]
     """
+
+    _parameter_constraints = {
+        **_DecisionRule._parameter_constraints,
+        "intercept": ["boolean"],
+        "eps": [Real(0)],
+        "outcome_bounds": ["array-like"],  # a pair lo < hi, checked in fit
+        "method": [Options(["auto", "lp", "d1"])],
+    }
 
     def __init__(self, utility_matrix=None, utility_offset=None, intercept=False, eps=0.0,
                  outcome_bounds=(0.0, 1.0), method="auto", actions=None):

@@ -29,6 +29,8 @@ def check_tests(tests):
 
 def bin_edges(bins, lo, hi):
     """Edges of the bins of a bin-wise test class on ``[lo, hi]`` (``d = 1``)."""
+    if isinstance(bins, np.ndarray) and bins.ndim == 0:
+        bins = bins[()]  # a 0-d array is the number it holds
     if isinstance(bins, int | np.integer) and not isinstance(bins, bool):
         nb = check_int(bins, "bins", low=1)
         return np.linspace(lo, hi, nb + 1)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import itertools
 import numbers
+import re
 import warnings
 
 import numpy as np
@@ -19,14 +20,9 @@ import pandas as pd
 from sklearn.base import BaseEstimator
 from sklearn.linear_model import LinearRegression, LogisticRegression
 
-from ..utils import (
-    check_alpha,
-    check_array,
-    check_int,
-    check_option,
-    check_real,
-)
-from ._nuisance import fit_balanced, fit_plugin
+from ..base import FitStateMixin, HasMethods, Integral, Level, Options, Real
+from ..utils import check_alpha, check_array
+from ._nuisance import fit_balanced, fit_plugin, sklearn_seed
 from ._results import PairwiseComparison, RelativeErrorResult, decision_from_ci, two_sided_pvalue
 from ._scores import aipw, check_propensity, check_treatment, dr_pseudo_outcome
 
@@ -105,14 +101,36 @@ def relative_error_from_nuisances(tau1, tau2, treatment, y, mu0, mu1, propensity
     return _result(varphi, alpha, names, "given", 0, W.sum() ** 2 / np.sum(W**2))
 
 
-def candidate_predictions(candidate, X, name):
-    """Predictions of a fitted CATE estimator (``effect``/``predict``), callable or array."""
-    if hasattr(candidate, "effect"):
-        out = candidate.effect(X)
-    elif hasattr(candidate, "predict"):
-        out = candidate.predict(X)
-    elif callable(candidate):
-        out = candidate(X)
+def user_X(X, X_checked):
+    """The ``X`` handed to a candidate: the user's own DataFrame, else the checked array.
+
+    A candidate model fitted on a DataFrame expects one (its column names); a
+    copy is kept so that later edits of the user's frame cannot reach it.
+    """
+    if isinstance(X, pd.DataFrame):
+        return X.copy()
+    return X_checked
+
+
+def candidate_predictions(candidate, X, name, X_user=None):
+    """Predictions of a fitted CATE estimator (``effect``/``predict``), callable or array.
+
+    Models and callables receive ``X_user`` (the user's own object, see
+    :func:`user_X`) when given, else ``X``; ``X`` fixes the number of rows.
+    """
+    X_in = X if X_user is None else X_user
+    if hasattr(candidate, "effect") or hasattr(candidate, "predict") or callable(candidate):
+        method = (candidate.effect if hasattr(candidate, "effect") else
+                  candidate.predict if hasattr(candidate, "predict") else candidate)
+        try:
+            out = method(X_in)
+        except Exception as exc:
+            if not isinstance(X_in, pd.DataFrame):
+                raise
+            raise ValueError(
+                f"{name} failed on X, which it receives as the DataFrame that was given "
+                f"({type(exc).__name__}: {exc}); a candidate written for arrays needs "
+                "X.to_numpy() instead of the DataFrame.") from exc
     elif isinstance(candidate, str | bytes | numbers.Number) or candidate is None:
         raise TypeError(f"{name} must be predictions (array of shape (n,)), a fitted estimator "
                         f"with effect/predict, or a callable; got {type(candidate).__name__}.")
@@ -128,8 +146,12 @@ def candidate_predictions(candidate, X, name):
     return out
 
 
-def validate_data(X, treatment, y):
-    """Validate ``(X, treatment, y)``; warn on tiny samples, raise on constant treatment."""
+def validate_data(X, treatment, y, stacklevel=3):
+    """Validate ``(X, treatment, y)``; warn on tiny samples, raise on constant treatment.
+
+    ``stacklevel`` of the warning: 3 points at the caller of the function calling
+    this one; a ``fit`` (inside the base layer's wrapper) needs one more.
+    """
     X = check_array(X, "X", dtype=np.float64)
     a = check_treatment(treatment)
     y = check_array(y, "y", ensure_2d=False, dtype=np.float64)
@@ -149,11 +171,22 @@ def validate_data(X, treatment, y):
     if a.size < 50 or min(n0, n1) < 10:
         warnings.warn(f"tiny sample: n = {a.size}, {n1} treated, {n0} control (recommended "
                       "n >= 50 and >= 10 per arm); the normal interval may be unreliable.",
-                      UserWarning, stacklevel=3)
+                      UserWarning, stacklevel=stacklevel)
     return X, a, y
 
 
-class RelativeErrorEvaluator(BaseEstimator):
+_CANDIDATE_PARAMS = {
+    "representation": [Options(list(_REPRESENTATIONS)), HasMethods("fit", "transform")],
+    "lambda_1": [Real(0, None, closed="neither")],
+    "lambda_2": [Real(0)],
+    "huber_c": [Real(0, None, closed="neither")],
+    "huber_rho": [Real(0, None, closed="neither")],
+    "clip": [Real(0, 0.5, closed="neither")],
+    "random_state": ["random_state"],
+}
+
+
+class RelativeErrorEvaluator(FitStateMixin, BaseEstimator):
     """Compare two CATE estimators by their relative error, with a confidence interval.
 
     Estimates ``delta = E[(tau1(X) - tau(X))^2] - E[(tau2(X) - tau(X))^2]``
@@ -213,8 +246,9 @@ class RelativeErrorEvaluator(BaseEstimator):
     n_jobs : int or None, default=None
         joblib workers for the cross-fitting folds of the plug-in nuisances
         (results do not depend on it).
-    random_state : None, int or RandomState
-        Seeds fold splits and the MLP representation.
+    random_state : None, int, RandomState or Generator
+        Seeds fold splits and the MLP representation (a Generator gives one
+        integer seed per call of ``fit`` or ``compare``).
 
     Attributes
     ----------
@@ -270,6 +304,19 @@ class RelativeErrorEvaluator(BaseEstimator):
         self.n_jobs = n_jobs
         self.random_state = random_state
 
+    _parameter_constraints = {
+        **_CANDIDATE_PARAMS,
+        "nuisance": [Options(list(_NUISANCE))],
+        "propensity_model": [None, HasMethods("fit", "predict_proba")],
+        "outcome_model": [None, HasMethods("fit", "predict")],
+        "heads": [Options(list(_HEADS))],
+        "cross_fit": [None, Integral(2)],
+        "trim": [None, Real(0, 0.5, closed="neither")],
+        "alpha": [Level()],
+        "n_jobs": [None, Integral()],
+    }
+    _output_free_params = ("n_jobs",)
+
     @classmethod
     def _statlearn_test_instances(cls):
         return [cls()]
@@ -279,43 +326,21 @@ class RelativeErrorEvaluator(BaseEstimator):
         return _fit_signature_failures()
 
     # ------------------------------------------------------------ params
-    def _check_params(self):
-        check_option(self.nuisance, "nuisance", _NUISANCE)
-        rep = self.representation
-        if isinstance(rep, str):
-            check_option(rep, "representation", _REPRESENTATIONS)
-        elif not (hasattr(rep, "fit") and hasattr(rep, "transform")):
-            raise TypeError(f"representation must be one of {_REPRESENTATIONS} or a transformer "
-                            f"with fit/transform, got {type(rep).__name__}.")
-        if self.propensity_model is not None and not hasattr(self.propensity_model,
-                                                             "predict_proba"):
-            raise TypeError("propensity_model must be a classifier with predict_proba.")
-        if self.outcome_model is not None and not hasattr(self.outcome_model, "predict"):
-            raise TypeError("outcome_model must be a regressor with fit/predict.")
-        lam1 = check_real(self.lambda_1, "lambda_1", low=0, closed="neither")
-        lam2 = check_real(self.lambda_2, "lambda_2", low=0)
-        check_real(self.huber_c, "huber_c", low=0, closed="neither")
-        check_real(self.huber_rho, "huber_rho", low=0, closed="neither")
-        check_option(self.heads, "heads", _HEADS)
-        if self.cross_fit is not None:
-            check_int(self.cross_fit, "cross_fit", low=2)
-        check_real(self.clip, "clip", low=0, high=0.5, closed="neither")
-        if self.trim is not None:
-            check_real(self.trim, "trim", low=0, high=0.5, closed="neither")
-        check_alpha(self.alpha)
-        return lam2 / lam1
+    def _lam(self):
+        """The balance weight ``lambda_2 / lambda_1`` (parameters already validated)."""
+        return float(self.lambda_2) / float(self.lambda_1)
 
-    def _balanced_params(self, lam):
+    def _balanced_params(self, lam, seed):
         return {"representation": self.representation, "lam": lam, "c": float(self.huber_c),
                 "rho": float(self.huber_rho), "clip": float(self.clip), "heads": self.heads,
-                "random_state": self.random_state}
+                "random_state": seed}
 
-    def _plugin_nuisances(self, X, a, y):
+    def _plugin_nuisances(self, X, a, y, seed):
         ps = self.propensity_model if self.propensity_model is not None else LogisticRegression()
         om = self.outcome_model if self.outcome_model is not None else LinearRegression()
-        return fit_plugin(X, a, y, ps, om, self.cross_fit, self.random_state, self.n_jobs)
+        return fit_plugin(X, a, y, ps, om, self.cross_fit, seed, self.n_jobs)
 
-    def _finish(self, t1, t2, a, y, mu0, mu1, e_raw, names, diagnostics):
+    def _finish(self, t1, t2, a, y, mu0, mu1, e_raw, names, diagnostics, stacklevel=4):
         clip = float(self.clip)
         keep = np.ones(a.size, dtype=bool)
         if self.trim is not None:
@@ -327,7 +352,7 @@ class RelativeErrorEvaluator(BaseEstimator):
         if n_clipped > 0.01 * a.size:
             warnings.warn(f"{n_clipped} of {a.size} propensities ({100 * n_clipped / a.size:.1f}%)"
                           f" were clipped to [{clip}, {1 - clip}]: overlap is poor.",
-                          UserWarning, stacklevel=3)
+                          UserWarning, stacklevel=stacklevel)
         a_, y_, e_ = a[keep], y[keep], e[keep]
         psi = aipw(a_, y_, mu0[keep], mu1[keep], e_)
         w = t1[keep] - t2[keep]
@@ -338,19 +363,21 @@ class RelativeErrorEvaluator(BaseEstimator):
                       W.sum() ** 2 / np.sum(W**2), diagnostics)
         return res, e
 
-    def _evaluate(self, X, a, y, t1, t2, names, plugin_cache=None):
-        lam = self._check_params()
+    def _evaluate(self, X, a, y, t1, t2, names, seed, plugin_cache=None, stacklevel=4):
+        # stacklevel 4: _evaluate, fit, the base layer's fit wrapper, the user
+        lam = self._lam()
         if np.array_equal(t1, t2):  # w == 0: delta = se = 0 exactly, nothing to fit
             res = _result(np.zeros(a.size), float(self.alpha), names, self.nuisance,
                           diagnostics={"identical": True})
             return res, None, []
         if self.nuisance == "plugin":
             mu0, mu1, e_raw = plugin_cache if plugin_cache is not None else \
-                self._plugin_nuisances(X, a, y)
+                self._plugin_nuisances(X, a, y, seed)
             diagnostics, models = {}, []
         else:
-            mu0, mu1, e_raw, models = fit_balanced(X, a, y, t1 - t2, self._balanced_params(lam),
-                                                   self.cross_fit, self.random_state)
+            mu0, mu1, e_raw, models = fit_balanced(X, a, y, t1 - t2,
+                                                   self._balanced_params(lam, seed),
+                                                   self.cross_fit, seed)
             diagnostics = {"condition_number": max(m.cond_ for m in models),
                            "n_features_phi": models[0].m_}
             if diagnostics["condition_number"] > 1e10:
@@ -358,8 +385,9 @@ class RelativeErrorEvaluator(BaseEstimator):
                     "the signed weighted Gram matrix of the outcome heads is near-singular "
                     f"(condition number {diagnostics['condition_number']:.3g}); the heads are a "
                     "least-squares solution and the estimate may be unstable.",
-                    UserWarning, stacklevel=3)
-        res, e = self._finish(t1, t2, a, y, mu0, mu1, e_raw, names, diagnostics)
+                    UserWarning, stacklevel=stacklevel)
+        res, e = self._finish(t1, t2, a, y, mu0, mu1, e_raw, names, diagnostics,
+                              stacklevel=stacklevel + 1)
         return res, (mu0, mu1, e), models
 
     # ------------------------------------------------------------- API
@@ -377,20 +405,23 @@ class RelativeErrorEvaluator(BaseEstimator):
         tau1, tau2 : array-like of shape (n,), fitted estimator or callable
             The two candidates: predictions at ``X``, an object with
             ``effect(X)`` or ``predict(X)`` (trained on other data), or a
-            function of ``X``.
+            function of ``X``. Models and functions receive ``X`` as given
+            (a DataFrame stays a DataFrame).
 
         Returns
         -------
         self : RelativeErrorEvaluator
         """
-        self._check_params()
         if tau1 is None or tau2 is None:
             raise TypeError("fit needs both candidates: tau1 and tau2.")
-        X, a, y = validate_data(X, treatment, y)
+        X_in = X
+        X, a, y = validate_data(X, treatment, y, stacklevel=4)
         self.n_features_in_ = X.shape[1]
-        t1 = candidate_predictions(tau1, X, "tau1")
-        t2 = candidate_predictions(tau2, X, "tau2")
-        res, nuis, models = self._evaluate(X, a, y, t1, t2, ("tau1", "tau2"))
+        Xu = user_X(X_in, X)
+        t1 = candidate_predictions(tau1, X, "tau1", Xu)
+        t2 = candidate_predictions(tau2, X, "tau2", Xu)
+        res, nuis, models = self._evaluate(X, a, y, t1, t2, ("tau1", "tau2"),
+                                           sklearn_seed(self.random_state))
         self.nuisance_models_ = models
         self.result_ = res
         self.delta_, self.se_, self.pvalue_ = res.delta, res.se, res.pvalue
@@ -409,40 +440,63 @@ class RelativeErrorEvaluator(BaseEstimator):
         all pairs (so the pairwise deltas are exactly additive); with
         ``"balanced"`` they are refitted for each pair, as in the paper.
 
+        ``compare`` is self-contained: it fits its own nuisances on the sample
+        it is given, with the current parameters (validated here), and needs
+        no earlier ``fit``; it leaves the fitted state of ``fit`` untouched.
+
         Parameters
         ----------
         X, treatment, y : array-like
             Evaluation sample.
         candidates : dict of str to candidate
-            At least two candidates (predictions, fitted estimators or callables).
+            At least two candidates (predictions, fitted estimators or
+            callables; models and callables receive ``X`` as given).
 
         Returns
         -------
         PairwiseComparison
+
+        Warns
+        -----
+        UserWarning, ConvergenceWarning
+            With ``nuisance="balanced"``, each distinct warning of the pairwise
+            fits (poor overlap, a near-singular head, no convergence) once,
+            naming the first pair it came from.
         """
-        self._check_params()
+        self._validate_params()
         if not isinstance(candidates, dict) or len(candidates) < 2:
             raise ValueError("candidates must be a dict with at least two named candidates.")
+        X_in = X
         X, a, y = validate_data(X, treatment, y)
+        Xu = user_X(X_in, X)
+        seed = sklearn_seed(self.random_state)
         names = [str(k) for k in candidates]
-        T = np.column_stack([candidate_predictions(c, X, f"candidates[{k!r}]")
+        T = np.column_stack([candidate_predictions(c, X, f"candidates[{k!r}]", Xu)
                              for k, c in candidates.items()])
         rows = []
         if self.nuisance == "plugin":
-            mu0, mu1, e_raw = self._plugin_nuisances(X, a, y)
-            rows = pairwise_table(T, a, y, mu0, mu1, e_raw, self.clip, self.trim,
+            mu0, mu1, e_raw = self._plugin_nuisances(X, a, y, seed)
+            rows = pairwise_table(T, a, y, mu0, mu1, e_raw, float(self.clip),
+                                  None if self.trim is None else float(self.trim),
                                   float(self.alpha), names)
         else:
+            seen = {}
             for i, j in itertools.combinations(range(len(names)), 2):
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")
+                with warnings.catch_warnings(record=True) as caught:
+                    warnings.simplefilter("always")
                     res, _, _ = self._evaluate(X, a, y, T[:, i], T[:, j],
-                                               (names[i], names[j]))
+                                               (names[i], names[j]), seed)
+                for w in caught:  # one report per kind of warning, not one per pair
+                    key = (w.category, re.sub(r"\d[\d.e+-]*", "#", str(w.message)))
+                    seen.setdefault(key, (names[i], names[j], str(w.message)))
                 ci = res.confidence_interval()
                 rows.append((names[i], names[j], res.delta, res.se, ci.low, ci.high, res.pvalue,
                              res.decision))
             rows = pd.DataFrame(rows, columns=["first", "second", "delta", "se", "ci_low",
                                                "ci_high", "pvalue", "decision"])
+            for (category, _), (first, second, message) in seen.items():
+                warnings.warn(f"pair {first!r} vs {second!r} (and possibly others): "
+                              f"{message}", category, stacklevel=2)
         return PairwiseComparison(rows, ranking_from_table(rows, names), float(self.alpha),
                                   int(a.size))
 

@@ -3,19 +3,22 @@
 from __future__ import annotations
 
 import itertools
+import numbers
 
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
-from sklearn.utils.validation import check_is_fitted
 
-from ..utils import check_array, check_int, check_option, check_real, check_rng
+from ..base import FitStateMixin, HasMethods, Integral, Real
+from ..utils import check_array, check_rng
+from ..utils._validation import _scalar
 from ._evaluator import (
-    _REPRESENTATIONS,
+    _CANDIDATE_PARAMS,
     _fit_signature_failures,
     candidate_predictions,
+    user_X,
     validate_data,
 )
-from ._nuisance import BalancedNuisance, Representation, fit_plugin
+from ._nuisance import BalancedNuisance, Representation, fit_plugin, sklearn_seed
 from ._scores import aipw, dr_loss, r_loss
 
 __all__ = ["DRScorer", "RScorer", "RelativeErrorHTE"]
@@ -42,7 +45,7 @@ class _Named:
         return self.fn.__name__
 
 
-class RelativeErrorHTE(RegressorMixin, BaseEstimator):
+class RelativeErrorHTE(FitStateMixin, RegressorMixin, BaseEstimator):
     """CATE learner that averages the balanced outcome-head contrasts over candidate pairs.
 
     For every unordered pair ``(k, l)`` of candidate CATE estimators the
@@ -58,7 +61,8 @@ class RelativeErrorHTE(RegressorMixin, BaseEstimator):
     ----------
     candidates : list or dict of candidates
         At least two fitted CATE estimators (``effect``/``predict``) or
-        callables of ``X``; arrays of predictions at the training ``X`` are
+        callables of ``X`` (they receive ``X`` as given to ``fit``: a DataFrame
+        stays a DataFrame); arrays of predictions at the training ``X`` are
         accepted too (``predict`` never needs the candidates).
     representation : {"linear", "quadratic", "mlp"} or transformer, default="linear"
         Shared feature map (an intercept is added).
@@ -70,7 +74,7 @@ class RelativeErrorHTE(RegressorMixin, BaseEstimator):
         Propensity clipping used in the head weights.
     max_pairs : int or None, default=None
         Use at most this many pairs, drawn at random (cost grows as ``K^2``).
-    random_state : None, int or RandomState
+    random_state : None, int, RandomState or Generator
         Seeds the representation and the pair subsample.
 
     Attributes
@@ -109,6 +113,12 @@ class RelativeErrorHTE(RegressorMixin, BaseEstimator):
         self.max_pairs = max_pairs
         self.random_state = random_state
 
+    _parameter_constraints = {
+        **_CANDIDATE_PARAMS,
+        "candidates": [list, tuple, dict],  # at least two, checked in fit
+        "max_pairs": [None, Integral(1)],
+    }
+
     @classmethod
     def _statlearn_test_instances(cls):
         return [cls(candidates=[_Named(_first_column), _Named(_zeros)])]
@@ -128,25 +138,13 @@ class RelativeErrorHTE(RegressorMixin, BaseEstimator):
         return out
 
     def _check_params(self):
-        rep = self.representation
-        if isinstance(rep, str):
-            check_option(rep, "representation", _REPRESENTATIONS)
-        elif not (hasattr(rep, "fit") and hasattr(rep, "transform")):
-            raise TypeError(f"representation must be one of {_REPRESENTATIONS} or a transformer "
-                            f"with fit/transform, got {type(rep).__name__}.")
-        lam1 = check_real(self.lambda_1, "lambda_1", low=0, closed="neither")
-        lam2 = check_real(self.lambda_2, "lambda_2", low=0)
-        check_real(self.huber_c, "huber_c", low=0, closed="neither")
-        check_real(self.huber_rho, "huber_rho", low=0, closed="neither")
-        check_real(self.clip, "clip", low=0, high=0.5, closed="neither")
-        if self.max_pairs is not None:
-            check_int(self.max_pairs, "max_pairs", low=1)
         cands = self.candidates
         if isinstance(cands, dict):
             cands = list(cands.values())
-        if not isinstance(cands, list | tuple) or len(cands) < 2:
-            raise ValueError("candidates must be a list or dict of at least two candidates.")
-        return lam2 / lam1, list(cands)
+        if len(cands) < 2:
+            raise ValueError("candidates must be a list or dict of at least two candidates, "
+                             f"got {len(cands)}.")
+        return float(self.lambda_2) / float(self.lambda_1), list(cands)
 
     def fit(self, X, treatment, y):
         """Fit the shared representation and the balanced heads of every pair.
@@ -163,20 +161,24 @@ class RelativeErrorHTE(RegressorMixin, BaseEstimator):
         self : RelativeErrorHTE
         """
         lam, cands = self._check_params()
-        X, a, y = validate_data(X, treatment, y)
+        X_in = X
+        X, a, y = validate_data(X, treatment, y, stacklevel=4)
         self.n_features_in_ = X.shape[1]
-        T = np.column_stack([candidate_predictions(c, X, f"candidates[{i}]")
+        Xu = user_X(X_in, X)
+        T = np.column_stack([candidate_predictions(c, X, f"candidates[{i}]", Xu)
                              for i, c in enumerate(cands)])
         pairs = [p for p in itertools.combinations(range(T.shape[1]), 2)
                  if not np.array_equal(T[:, p[0]], T[:, p[1]])]
         if not pairs:
             raise ValueError("all candidates give identical predictions: no pair to learn from.")
+        rs = _scalar(self.random_state)
+        if isinstance(rs, numbers.Integral):  # NumPy ints seed as the int they hold
+            rs = int(rs)
         if self.max_pairs is not None and len(pairs) > self.max_pairs:
-            rng = check_rng(self.random_state if not isinstance(self.random_state, int)
-                            else self.random_state + 1)
-            idx = np.sort(rng.choice(len(pairs), self.max_pairs, replace=False))
+            rng = check_rng(rs + 1 if isinstance(rs, int) else rs)
+            idx = np.sort(rng.choice(len(pairs), int(self.max_pairs), replace=False))
             pairs = [pairs[i] for i in idx]
-        seed = self.random_state
+        seed = sklearn_seed(rs)
         rep = Representation(self.representation, seed).fit(X, a, y)
         coefs = []
         for k, l in pairs:
@@ -192,7 +194,7 @@ class RelativeErrorHTE(RegressorMixin, BaseEstimator):
 
     def predict(self, X):
         """Predicted CATE ``tau_tilde(X)``, shape (n,)."""
-        check_is_fitted(self, "coef_")
+        self._check_fitted()
         X = check_array(X, "X", dtype=np.float64)
         if X.shape[1] != self.n_features_in_:
             raise ValueError(f"X has {X.shape[1]} features, but the model was fitted with "
@@ -202,7 +204,17 @@ class RelativeErrorHTE(RegressorMixin, BaseEstimator):
     effect = predict
 
 
-class _ScorerBase:
+class _ScorerBase(FitStateMixin, BaseEstimator):
+    """Shared nuisance fit and scoring of the DR- and R-loss scorers."""
+
+    _parameter_constraints = {
+        "propensity_model": [None, HasMethods("fit", "predict_proba")],
+        "outcome_model": [None, HasMethods("fit", "predict")],
+        "cross_fit": [None, Integral(2)],
+        "clip": [Real(0, 0.5, closed="neither")],
+        "random_state": ["random_state"],
+    }
+
     def __init__(self, propensity_model=None, outcome_model=None, cross_fit=5, clip=0.01,
                  random_state=None):
         self.propensity_model = propensity_model
@@ -211,45 +223,60 @@ class _ScorerBase:
         self.clip = clip
         self.random_state = random_state
 
+    @classmethod
+    def _statlearn_expected_failed_checks(cls):
+        return _fit_signature_failures()
+
     def _models(self):
         from sklearn.linear_model import LinearRegression, LogisticRegression
 
-        if self.cross_fit is not None:
-            check_int(self.cross_fit, "cross_fit", low=2)
-        check_real(self.clip, "clip", low=0, high=0.5, closed="neither")
         ps = self.propensity_model if self.propensity_model is not None else LogisticRegression()
         om = self.outcome_model if self.outcome_model is not None else LinearRegression()
-        if not hasattr(ps, "predict_proba"):
-            raise TypeError("propensity_model must be a classifier with predict_proba.")
         return ps, om
 
     def _fit_common(self, X, treatment, y):
-        X, a, y = validate_data(X, treatment, y)
+        X_in = X
+        X, a, y = validate_data(X, treatment, y, stacklevel=5)  # _fit_common, fit, wrapper
         ps, om = self._models()
-        mu0, mu1, e = fit_plugin(X, a, y, ps, om, self.cross_fit, self.random_state)
+        mu0, mu1, e = fit_plugin(X, a, y, ps, om, self.cross_fit,
+                                 sklearn_seed(self.random_state))
+        self.n_features_in_ = X.shape[1]
         self.X_, self.treatment_, self.y_ = X, a, y
+        self._X_user = user_X(X_in, X)
         self.mu0_, self.mu1_ = mu0, mu1
-        self.propensity_ = np.clip(e, self.clip, 1 - self.clip)
+        clip = float(self.clip)
+        self.propensity_ = np.clip(e, clip, 1 - clip)
         return X, a, y
 
-    def _preds(self, candidate, X=None):
-        if not hasattr(self, "X_"):
-            raise RuntimeError(f"{type(self).__name__} is not fitted: call fit(X, treatment, y).")
-        X = self.X_ if X is None else X
-        return candidate_predictions(candidate, X, "candidate")
+    def _preds(self, candidate):
+        return candidate_predictions(candidate, self.X_, "candidate", self._X_user)
 
     def score(self, candidate):
-        """Minus the loss of ``candidate`` (higher is better)."""
+        """Minus the loss of ``candidate`` (higher is better), as scikit-learn scores are.
+
+        Parameters
+        ----------
+        candidate : array-like of shape (n,), fitted estimator or callable
+            Predictions at the fitted ``X``, or a CATE model / function of ``X``
+            (it receives ``X`` as given to ``fit``).
+
+        Returns
+        -------
+        float
+        """
+        self._check_fitted()
         return -self.loss(candidate)
 
     def best(self, candidates):
         """Name (dict key) or index of the candidate with the smallest loss."""
+        self._check_fitted()
         items = candidates.items() if isinstance(candidates, dict) else enumerate(candidates)
         losses = {k: self.loss(c) for k, c in items}
         return min(losses, key=losses.get)
 
     def __call__(self, estimator, X, y=None):
         """Scorer signature ``scorer(estimator, X, y)``; ``X`` must be the fitted sample."""
+        self._check_fitted("scoring")
         X = check_array(X, "X", dtype=np.float64)
         if X.shape != self.X_.shape or not np.array_equal(X, self.X_):
             raise ValueError("X must be the sample the scorer was fitted on.")
@@ -269,8 +296,28 @@ class DRScorer(_ScorerBase):
     propensity_model, outcome_model : estimator, default=None
         ``LogisticRegression()`` and ``LinearRegression()`` (per arm) by default.
     cross_fit : int or None, default=5
+        Number of folds (stratified on the treatment); None fits the
+        nuisances on the whole sample.
     clip : float, default=0.01
-    random_state : None or int
+        Propensities are clipped to ``[clip, 1 - clip]``.
+    random_state : None, int, RandomState or Generator
+        Seeds the fold split.
+
+    Attributes
+    ----------
+    pseudo_outcomes_ : ndarray of shape (n,)
+        AIPW pseudo-outcomes at the fitted units.
+    mu0_, mu1_, propensity_ : ndarray of shape (n,)
+        Cross-fitted nuisances (propensity clipped).
+    n_features_in_ : int
+
+    Notes
+    -----
+    ``fit`` takes ``(X, treatment, y)``; :meth:`loss`, :meth:`score` and
+    :meth:`best` take candidates (predictions at the fitted ``X``, CATE
+    models or functions), and calling the scorer as ``scorer(estimator, X)``
+    gives :meth:`score` on the fitted sample. Changing a parameter after
+    ``fit`` makes every score raise :class:`~statlearn.base.StaleFitError`.
 
     Examples
     --------
@@ -283,13 +330,26 @@ class DRScorer(_ScorerBase):
     """
 
     def fit(self, X, treatment, y):
-        """Fit the nuisances and store the pseudo-outcomes ``pseudo_outcomes_``."""
+        """Fit the nuisances and store the pseudo-outcomes ``pseudo_outcomes_``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, p)
+        treatment : array-like of shape (n,)
+            Binary treatment (0/1).
+        y : array-like of shape (n,)
+
+        Returns
+        -------
+        self : DRScorer
+        """
         X, a, y = self._fit_common(X, treatment, y)
         self.pseudo_outcomes_ = aipw(a, y, self.mu0_, self.mu1_, self.propensity_)
         return self
 
     def loss(self, candidate):
         """DR-loss of a candidate (predictions at the fitted X, estimator or callable)."""
+        self._check_fitted()
         return dr_loss(self._preds(candidate), self.pseudo_outcomes_)
 
 
@@ -299,6 +359,26 @@ class RScorer(_ScorerBase):
     ``m = e mu1 + (1 - e) mu0`` from the per-arm outcome fits. Differences
     of R-losses estimate an MSE difference weighted by ``e (1 - e)``, not
     the relative error.
+
+    Parameters
+    ----------
+    propensity_model, outcome_model : estimator, default=None
+        ``LogisticRegression()`` and ``LinearRegression()`` (per arm) by default.
+    cross_fit : int or None, default=5
+        Number of folds (stratified on the treatment); None fits the
+        nuisances on the whole sample.
+    clip : float, default=0.01
+        Propensities are clipped to ``[clip, 1 - clip]``.
+    random_state : None, int, RandomState or Generator
+        Seeds the fold split.
+
+    Attributes
+    ----------
+    m_ : ndarray of shape (n,)
+        ``E[Y | X]`` at the fitted units.
+    mu0_, mu1_, propensity_ : ndarray of shape (n,)
+        Cross-fitted nuisances (propensity clipped).
+    n_features_in_ : int
 
     Examples
     --------
@@ -311,14 +391,27 @@ class RScorer(_ScorerBase):
     """
 
     def fit(self, X, treatment, y):
-        """Fit the nuisances (``m_``, ``propensity_``)."""
+        """Fit the nuisances (``m_``, ``propensity_``).
+
+        Parameters
+        ----------
+        X : array-like of shape (n, p)
+        treatment : array-like of shape (n,)
+            Binary treatment (0/1).
+        y : array-like of shape (n,)
+
+        Returns
+        -------
+        self : RScorer
+        """
         self._fit_common(X, treatment, y)
         e = self.propensity_
         self.m_ = e * self.mu1_ + (1 - e) * self.mu0_
         return self
 
     def loss(self, candidate):
-        """R-loss of a candidate."""
+        """R-loss of a candidate (predictions at the fitted X, estimator or callable)."""
+        self._check_fitted()
         return r_loss(self._preds(candidate), self.treatment_, self.y_, self.m_, self.propensity_)
 
 

@@ -12,22 +12,46 @@ Two protocols:
 
 from __future__ import annotations
 
+import numbers
 import warnings
 
 import numpy as np
 from scipy.optimize import minimize
 from scipy.special import expit
 from sklearn.base import clone
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import StratifiedKFold
+
+from ..utils import check_int
+from ..utils._validation import _scalar
 
 __all__: list[str] = []
 
 COND_WARN = 1e10
 
 
+def sklearn_seed(random_state):
+    """``random_state`` in a form scikit-learn accepts (folds, the MLP).
+
+    None, ints (NumPy ints too) and ``RandomState`` pass through unchanged, so an
+    int seeds exactly as before; a ``Generator`` or ``SeedSequence`` gives one
+    integer seed drawn from it (a Generator advances, as a RandomState would). A 0-d
+    array is the number it holds.
+    """
+    random_state = _scalar(random_state)
+    if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool):
+        return int(random_state)
+    if isinstance(random_state, np.random.Generator):
+        return int(random_state.integers(2**31 - 1))
+    if isinstance(random_state, np.random.SeedSequence):
+        return int(random_state.generate_state(1)[0] % (2**31 - 1))
+    return random_state
+
+
 # ----------------------------------------------------------------- folds
 def stratified_folds(a, n_folds, random_state):
     """``(train, test)`` index pairs, stratified on the treatment."""
+    n_folds = check_int(n_folds, "cross_fit", low=2)  # NumPy and 0-d integers as ints
     n1 = int(a.sum())
     n0 = a.size - n1
     if min(n0, n1) < 2 * n_folds:
@@ -109,11 +133,19 @@ class Representation:
             self.xs_[self.xs_ == 0] = 1.0
             target = np.column_stack([y, a, a * y])
             target = (target - target.mean(0)) / np.where(target.std(0) > 0, target.std(0), 1)
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always", ConvergenceWarning)
                 self.mlp_ = MLPRegressor(hidden_layer_sizes=self.hidden, max_iter=self.max_iter,
                                          alpha=1e-4, random_state=self.random_state)
                 self.mlp_.fit((X - self.xm_) / self.xs_, target)
+            for w in caught:
+                if issubclass(w.category, ConvergenceWarning):
+                    warnings.warn(
+                        f"the MLP representation stopped after max_iter={self.max_iter} "
+                        "iterations without converging; its last hidden layer is used as "
+                        "the feature map all the same.", ConvergenceWarning, stacklevel=2)
+                else:
+                    warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
         elif self.kind != "linear":
             self.transformer_ = clone(self.kind).fit(X)
         raw = self._raw(X)
@@ -182,10 +214,22 @@ def _objective(gamma, Phi, a, w, lam, c, rho):
     return val, grad
 
 
+def _warn_unconverged(res, what, max_iter):
+    """A ConvergenceWarning when L-BFGS stopped short of a stationary point."""
+    grad = float(np.max(np.abs(res.jac))) if np.size(res.jac) else 0.0
+    if res.status == 1 or (res.status != 0 and grad > 1e-5):
+        warnings.warn(
+            f"the {what} did not converge (L-BFGS stopped after {res.nit} of at most "
+            f"{max_iter} iterations, largest gradient entry {grad:.3g}: {res.message}); "
+            "perfectly separated arms make the logistic fit diverge. Propensities far from "
+            "(0, 1) are clipped; check overlap.", ConvergenceWarning, stacklevel=4)
+
+
 def fit_logistic_mle(Phi, a, max_iter=500):
     """Unpenalised logistic regression on ``Phi`` (which contains the intercept)."""
     res = minimize(_ce, np.zeros(Phi.shape[1]), args=(Phi, a), jac=True, method="L-BFGS-B",
                    options={"maxiter": max_iter, "gtol": 1e-10})
+    _warn_unconverged(res, "logistic propensity head", max_iter)
     return res.x
 
 
@@ -196,6 +240,7 @@ def fit_balanced_propensity(Phi, a, w, lam, c, rho, max_iter=500):
         return gamma_mle, gamma_mle
     res = minimize(_objective, gamma_mle, args=(Phi, a, w, lam, c, rho), jac=True,
                    method="L-BFGS-B", options={"maxiter": max_iter, "gtol": 1e-10})
+    _warn_unconverged(res, "balanced propensity head", max_iter)
     gamma = res.x
     # never return a point worse than the start (L-BFGS may stop early on a non-convex objective)
     if _objective(gamma, Phi, a, w, lam, c, rho)[0] > _objective(gamma_mle, Phi, a, w, lam, c,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import math
 import time
 import warnings
@@ -13,18 +14,17 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._tags import ClassifierTags, RegressorTags
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import validate_data
 
+from ..base import FitStateMixin, Integral, Level, Options, Real
 from ..utils import (
     asarray_like,
-    check_int,
-    check_option,
-    check_real,
     check_rng,
     get_namespace,
     to_numpy,
 )
 from ..utils._array_api import is_numpy_namespace
+from ..utils._validation import _scalar
 from ._glm import LOSSES, loss_derivatives, newton_solve, objective_hessian
 from ._linalg import CholeskyError, cho_solve, factor_with_jitter, woodbury_downdate_solve
 from ._privacy import (
@@ -85,7 +85,7 @@ def _namespace_of(X):
     return np_xp
 
 
-class NewtonUnlearner(BaseEstimator):
+class NewtonUnlearner(FitStateMixin, BaseEstimator):
     """Regularised GLM that can forget training points: one Newton step + Gaussian noise.
 
     ``fit`` computes the exact minimiser of
@@ -173,8 +173,9 @@ class NewtonUnlearner(BaseEstimator):
         distance to the minimiser is at most ``tol``.
     max_iter : int, default=100
         Newton iterations of the exact solver.
-    random_state : None, int or numpy.random.Generator, default=None
-        Seed of the noise stream (read at ``fit``).
+    random_state : None, int, numpy.random.Generator or RandomState, default=None
+        Seed of the noise stream (read at ``fit``); a request may bring its own
+        stream instead (``unlearn(random_state=...)``).
 
     Attributes
     ----------
@@ -184,8 +185,9 @@ class NewtonUnlearner(BaseEstimator):
         Released intercept (0.0 when ``fit_intercept=False``).
     loss_ : str
         Loss used at ``fit``. Predictions and removal requests use the
-        parameters captured at ``fit``: ``set_params`` takes effect at the next
-        ``fit``.
+        parameters of ``fit``; after ``set_params`` every output and request
+        raises :class:`~statlearn.base.StaleFitError` until the next ``fit``
+        (or until the parameter is set back).
     classes_ : ndarray of shape (2,)
         Class labels (logistic loss only).
     n_features_in_ : int
@@ -291,6 +293,30 @@ class NewtonUnlearner(BaseEstimator):
         self.feature_bound = feature_bound
         self.random_state = random_state
 
+    _parameter_constraints = {
+        "loss": [Options(list(LOSSES))],
+        "alpha": [Real(0)],  # 0 only with allow_singular, checked in fit
+        "penalty": [Options(["l2"])],
+        "epsilon": [Real(0, None, closed="neither")],
+        "noise": [Options([*NOISES, None])],
+        "noise_scale": [Options(["paper"]), Real(0)],
+        "polylog_c1": [None, Real(0, None, closed="neither")],
+        "polylog_c2": [None, Real(0, None, closed="neither")],
+        "verify": ["boolean"],
+        "n_newton_steps": [Integral(1)],
+        "mechanism": [Options(list(MECHANISMS))],
+        "delta": [Level()],
+        "store_hessian": ["boolean"],
+        "assume_optimal": ["boolean"],
+        "add_noise_on_empty": ["boolean"],
+        "allow_singular": ["boolean"],
+        "fit_intercept": ["boolean"],
+        "tol": [Real(0, None, closed="neither")],
+        "max_iter": [Integral(1)],
+        "feature_bound": [None, Real(0, None, closed="neither")],
+        "random_state": ["random_state"],
+    }
+
     @classmethod
     def _statlearn_test_instances(cls):
         return [cls(random_state=0), cls(loss="squared", random_state=0),
@@ -312,39 +338,15 @@ class NewtonUnlearner(BaseEstimator):
         return tags
 
     # ------------------------------------------------------------ validation
-    def _validate_params(self):
-        check_option(self.loss, "loss", LOSSES)
-        check_option(self.penalty, "penalty", ["l2"])
-        check_option(self.mechanism, "mechanism", MECHANISMS)
-        check_option(self.noise, "noise", [*NOISES, None])
-        for flag in ("verify", "store_hessian", "assume_optimal", "add_noise_on_empty",
-                     "allow_singular", "fit_intercept"):
-            if not isinstance(getattr(self, flag), bool | np.bool_):
-                raise TypeError(f"{flag} must be a bool, got {getattr(self, flag)!r}.")
-        alpha = check_real(self.alpha, "alpha", low=0)
+    def _check_params(self):
+        """Checks across parameters (each one alone is checked by its constraint)."""
+        alpha = float(self.alpha)
         if alpha == 0 and not self.allow_singular:
             raise ValueError(
                 "alpha must be > 0: the certificate needs an alpha-strongly convex objective "
                 "(pass allow_singular=True to accept alpha=0 without any certificate)."
             )
-        check_real(self.epsilon, "epsilon", low=0, closed="neither")
-        if not (isinstance(self.noise_scale, str) and self.noise_scale == "paper"):
-            if isinstance(self.noise_scale, str):
-                raise ValueError(
-                    f"noise_scale must be 'paper' or a non-negative float, got "
-                    f"{self.noise_scale!r}."
-                )
-            check_real(self.noise_scale, "noise_scale", low=0)
-        for name in ("polylog_c1", "polylog_c2"):
-            if getattr(self, name) is not None:
-                check_real(getattr(self, name), name, low=0, closed="neither")
-        check_int(self.n_newton_steps, "n_newton_steps", low=1)
-        check_real(self.delta, "delta", low=0, high=1, closed="neither")
-        check_real(self.tol, "tol", low=0, closed="neither")
-        check_int(self.max_iter, "max_iter", low=1)
-        if self.feature_bound is not None:
-            check_real(self.feature_bound, "feature_bound", low=0, closed="neither")
-        elif self.mechanism == "sekhari":
+        if self.feature_bound is None and self.mechanism == "sekhari":
             raise ValueError(
                 "mechanism='sekhari' needs feature_bound, an a-priori bound on the norm of "
                 "every design row: its noise scale depends on the loss's Lipschitz constants, "
@@ -377,7 +379,7 @@ class NewtonUnlearner(BaseEstimator):
         -------
         self : NewtonUnlearner
         """
-        alpha = self._validate_params()
+        alpha = self._check_params()
         self._cfg = SimpleNamespace(**self.get_params(deep=False))
         self.loss_ = self._cfg.loss
         xp = _namespace_of(X)
@@ -431,7 +433,7 @@ class NewtonUnlearner(BaseEstimator):
             self._pen = asarray_like(pen, X, dtype=X.dtype)
         else:
             self._pen = alpha
-        self._rng = check_rng(self._cfg.random_state)
+        self._rng = check_rng(_scalar(self._cfg.random_state))
         n, p = X.shape
         self._shift = None
         if self._cfg.mechanism == "guo":
@@ -451,6 +453,7 @@ class NewtonUnlearner(BaseEstimator):
         self.removed_ = np.zeros(n, dtype=bool)
         self.unlearn_report_ = None
         self.history_ = []
+        self._noise_streams = set()
         self.mu_spent_ = 0.0
         self._release(beta)
         return self
@@ -554,7 +557,7 @@ class NewtonUnlearner(BaseEstimator):
 
     # ------------------------------------------------------------ prediction
     def _check_X(self, X):
-        check_is_fitted(self)
+        self._check_fitted()
         xp = _namespace_of(X)
         if is_numpy_namespace(xp):
             return validate_data(self, X, dtype=np.float64, reset=False)
@@ -575,6 +578,7 @@ class NewtonUnlearner(BaseEstimator):
         -------
         array of shape (n_samples,)
         """
+        self._check_fitted()
         return self._linear_predictor(X)
 
     def _linear_predictor(self, X):
@@ -592,6 +596,7 @@ class NewtonUnlearner(BaseEstimator):
         -------
         array of shape (n_samples,)
         """
+        self._check_fitted()
         z = self._linear_predictor(X)
         if self.loss_ == "logistic":
             labels = to_numpy(z) > 0
@@ -612,6 +617,7 @@ class NewtonUnlearner(BaseEstimator):
         -------
         array of shape (n_samples, 2)
         """
+        self._check_fitted()
         z = self._linear_predictor(X)
         xp = get_namespace(z)
         p1 = 1.0 / (1.0 + xp.exp(-z))
@@ -631,6 +637,7 @@ class NewtonUnlearner(BaseEstimator):
         """
         from sklearn.metrics import accuracy_score, r2_score
 
+        self._check_fitted()
         pred = to_numpy(self.predict(X))
         y = to_numpy(y)
         if self._cfg.loss == "logistic":
@@ -695,17 +702,26 @@ class NewtonUnlearner(BaseEstimator):
             refused: they hold labels, not positions. Convert labels with
             ``X_fit.index.get_indexer(labels)`` (check for ``-1``) or pass the
             mask ``X_fit.index.isin(labels)``.
-        random_state : None, int or numpy.random.Generator, optional
+        random_state : None, int, numpy.random.Generator or RandomState, optional
             Noise stream for this request only; default continues the stream
-            seeded at ``fit``.
+            seeded at ``fit``. A request whose noise would repeat the noise of an
+            earlier request of this estimator (the same seed given twice, or the
+            seed of ``fit``) is refused: the difference of the two releases would
+            hold no noise at all, and the composed ``mu_spent_`` would be wrong.
 
         Returns
         -------
         self : NewtonUnlearner
             With ``coef_`` / ``intercept_`` released, ``unlearn_report_`` filled and
             the request appended to ``history_``.
+
+        Raises
+        ------
+        ValueError
+            For invalid ``indices`` or a repeated noise stream; nothing is
+            released and the model is left unchanged.
         """
-        check_is_fitted(self)
+        self._check_fitted()
         t0 = time.perf_counter()
         idx = self._check_indices(indices)
         m = int(idx.size)
@@ -723,7 +739,7 @@ class NewtonUnlearner(BaseEstimator):
                 f"removing m={m} > n^(1/4)={n_before ** 0.25:.2f} points: outside the regime "
                 "where the theory gives a vanishing generalisation error divergence; the noise "
                 "grows like m^(3/2).", UnlearningWarning, stacklevel=2)
-        rng = self._rng if random_state is None else check_rng(random_state)
+        rng = self._rng if random_state is None else check_rng(_scalar(random_state))
         removed = self.removed_.copy()
         removed[idx] = True
         keep = np.flatnonzero(~removed)
@@ -736,7 +752,9 @@ class NewtonUnlearner(BaseEstimator):
             beta, info = self._unlearn_guo(idx, removed_all, ret, rng)
         else:
             beta, info = self._unlearn_newton(idx, removed_all, ret, r)
-        # noise (drawn on the host from the seeded stream, then moved to the device)
+        # noise (drawn on the host from the seeded stream, then moved to the device); the
+        # state the stream starts from identifies the draws (up to their scale)
+        stream = hashlib.sha1(repr(rng.bit_generator.state).encode()).hexdigest()
         sigma, noise_name, b = 0.0, "none", None
         p_noise = p - 1 if self._free_intercept else p
         if self._cfg.mechanism == "sekhari":
@@ -755,6 +773,14 @@ class NewtonUnlearner(BaseEstimator):
         elif self._cfg.noise is not None and math.isfinite(r):
             b = draw_noise(self._cfg.noise, r, self._cfg.epsilon, p_noise, random_state=rng)
             sigma, noise_name = r / self._cfg.epsilon, self._cfg.noise
+        if b is not None and stream in self.__dict__.setdefault("_noise_streams", set()):
+            raise ValueError(
+                "random_state: the noise of this request repeats the noise of an earlier "
+                "request of this estimator (the same seed given twice, or the seed given to "
+                "fit?): the draws are the same up to their scale, so a combination of the two "
+                "releases holds no noise and reveals the removed rows. Pass a fresh seed, a "
+                "Generator, or random_state=None to continue the stream seeded at fit; "
+                "nothing was released.")
         if b is None:
             released = beta
         else:
@@ -785,11 +811,13 @@ class NewtonUnlearner(BaseEstimator):
             seconds=time.perf_counter() - t0)
         self.unlearn_report_ = report
         self.history_.append(report)
+        if b is not None:
+            self._noise_streams.add(stream)
         self.mu_spent_ = self._ledger()
         return self
 
     def _last_report_field(self, name):
-        check_is_fitted(self)
+        self._check_fitted()
         rep = self.unlearn_report_
         return None if rep is None else getattr(rep, name)
 
@@ -921,8 +949,9 @@ class NewtonUnlearner(BaseEstimator):
             Add the mechanism's noise.
         n_draws : int, optional
             Number of noise draws (only with ``add_noise``); returns one row per draw.
-        random_state : None, int or numpy.random.Generator
-            Noise stream.
+        random_state : None, int, numpy.random.Generator or RandomState
+            Noise stream of the reference draws (independent of the release
+            stream; nothing is released).
 
         Returns
         -------
@@ -942,7 +971,7 @@ class NewtonUnlearner(BaseEstimator):
         >>> bool(np.isclose(est.intercept_, ref[-1], rtol=1e-10))
         True
         """
-        check_is_fitted(self)
+        self._check_fitted()
         idx = self._check_indices(indices)
         if not isinstance(add_noise, bool | np.bool_):
             raise TypeError(f"add_noise must be a bool, got {add_noise!r}.")
@@ -966,7 +995,7 @@ class NewtonUnlearner(BaseEstimator):
         r = self._radius(n_before, max(int(idx.size), 1))
         p_noise = beta.shape[0] - 1 if self._free_intercept else beta.shape[0]
         b = draw_noise(self._cfg.noise, r, self._cfg.epsilon, p_noise, n_draws=n_draws,
-                       random_state=check_rng(random_state))
+                       random_state=check_rng(_scalar(random_state)))
         if not self._free_intercept:
             return beta + b
         # noise on the coefficients; the intercept is refitted on the kept rows

@@ -19,6 +19,7 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 from ..utils import check_int, check_option, check_rng, to_numpy
+from ..utils._validation import _scalar
 from ._linalg import CholeskyError, cho_solve, factor_with_jitter
 
 __all__ = [
@@ -249,7 +250,7 @@ def make_glm_data(n_samples, n_features, loss="logistic", *, n_scale=None, rando
     p = check_int(n_features, "n_features", low=1)
     check_option(loss, "loss", LOSSES)
     scale_n = n if n_scale is None else check_int(n_scale, "n_scale", low=1)
-    rng = check_rng(random_state)
+    rng = check_rng(_scalar(random_state))  # a 0-d array is the seed it holds
     X = rng.standard_normal((n, p)) / np.sqrt(scale_n)
     beta = rng.standard_normal(p)
     z = X @ beta

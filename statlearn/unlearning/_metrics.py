@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from ..utils import check_array, check_consistent_length, check_option, to_numpy
+from ..utils import check_array, check_consistent_length, check_option, check_real, to_numpy
 from ._glm import LOSSES, loss_value
 from ._results import DivergenceResult
 
@@ -14,13 +14,24 @@ __all__ = ["ged", "ued"]
 
 
 def _divergence(kind, coef_ref, coef_unlearned, X, y, loss, intercept_ref=0.0,
-                intercept_unlearned=0.0):
+                intercept_unlearned=0.0, names=("X", "y")):
     import array_api_compat.numpy as npx
 
+    x_name, y_name = names
     check_option(loss, "loss", LOSSES)
-    X = check_array(to_numpy(X), "X", dtype=np.float64)
-    y = check_array(to_numpy(y), "y", dtype=np.float64, ensure_2d=False)
-    check_consistent_length(X=X, y=y)
+    X = check_array(to_numpy(X), x_name, dtype=np.float64)
+    y = check_array(to_numpy(y), y_name, dtype=np.float64, ensure_2d=False)
+    if y.ndim != 1:
+        raise ValueError(f"{y_name} must be 1-D, got shape {y.shape}.")
+    check_consistent_length(**{x_name: X, y_name: y})
+    if loss == "logistic" and (np.any(y < 0) or np.any(y > 1)):
+        raise ValueError(f"{y_name} must hold 0/1 labels (or probabilities in [0, 1]) for "
+                         f"loss='logistic', got values in [{y.min():g}, {y.max():g}]; "
+                         "encode the classes as est.classes_ does: "
+                         "(y == est.classes_[1]).astype(float).")
+    if loss == "poisson" and np.any(y < 0):
+        raise ValueError(f"{y_name} must be non-negative counts for loss='poisson', got "
+                         f"min {y.min():g}.")
     ref = check_array(to_numpy(coef_ref), "coef_ref", dtype=np.float64, ensure_2d=False)
     unl = check_array(to_numpy(coef_unlearned), "coef_unlearned", dtype=np.float64,
                       ensure_2d=False)
@@ -30,9 +41,16 @@ def _divergence(kind, coef_ref, coef_unlearned, X, y, loss, intercept_ref=0.0,
         unl = unl[None, :]
     if unl.ndim != 2 or unl.shape[1] != ref.shape[0] or X.shape[1] != ref.shape[0]:
         raise ValueError(
-            f"coef_unlearned must have shape (p,) or (n_draws, p) and X shape (n, p) with "
-            f"p = len(coef_ref) = {ref.shape[0]}; got {unl.shape} and {X.shape}."
+            f"coef_unlearned must have shape (p,) or (n_draws, p) and {x_name} shape (n, p) "
+            f"with p = len(coef_ref) = {ref.shape[0]}; got {unl.shape} and {X.shape}."
         )
+    intercept_ref = check_real(intercept_ref, "intercept_ref")
+    intercept_unlearned = check_array(np.atleast_1d(to_numpy(intercept_unlearned)),
+                                      "intercept_unlearned", dtype=np.float64,
+                                      ensure_2d=False)
+    if intercept_unlearned.ndim != 1 or intercept_unlearned.shape[0] not in (1, unl.shape[0]):
+        raise ValueError(f"intercept_unlearned must be a scalar or hold one intercept per "
+                         f"draw ({unl.shape[0]}), got shape {intercept_unlearned.shape}.")
     b_unl = np.broadcast_to(np.asarray(intercept_unlearned, dtype=float), (unl.shape[0],))
     z_ref = X @ ref + float(intercept_ref)
     z_unl = X @ unl.T + b_unl[None, :]
@@ -66,7 +84,8 @@ def ged(coef_ref, coef_unlearned, X_test, y_test, loss, *, intercept_ref=0.0,
     X_test : array-like of shape (n_test, p)
         Fresh features from the training distribution.
     y_test : array-like of shape (n_test,)
-        Fresh responses.
+        Fresh responses, coded as the model was fitted: 0/1 for
+        ``"logistic"``, non-negative counts for ``"poisson"``.
     loss : {"squared", "logistic", "poisson"}
         Loss ``l(y | z)``.
     intercept_ref, intercept_unlearned : float or array-like, default=0.0
@@ -94,7 +113,7 @@ def ged(coef_ref, coef_unlearned, X_test, y_test, loss, *, intercept_ref=0.0,
     True
     """
     return _divergence("GED", coef_ref, coef_unlearned, X_test, y_test, loss, intercept_ref,
-                       intercept_unlearned)
+                       intercept_unlearned, names=("X_test", "y_test"))
 
 
 def ued(coef_ref, coef_unlearned, X_removed, y_removed, loss, *, intercept_ref=0.0,
@@ -125,4 +144,4 @@ def ued(coef_ref, coef_unlearned, X_removed, y_removed, loss, *, intercept_ref=0
     0.5
     """
     return _divergence("UED", coef_ref, coef_unlearned, X_removed, y_removed, loss,
-                       intercept_ref, intercept_unlearned)
+                       intercept_ref, intercept_unlearned, names=("X_removed", "y_removed"))

@@ -26,13 +26,18 @@ def check_rng(random_state=None) -> np.random.Generator:
 
     Examples
     --------
+    >>> import numpy as np
     >>> from statlearn.utils import check_rng
     >>> rng = check_rng(0)
     >>> check_rng(rng) is rng
     True
     >>> float(check_rng(0).random()) == float(check_rng(0).random())
     True
+    >>> float(check_rng(np.asarray(0)).random()) == float(check_rng(0).random())
+    True
     """
+    if isinstance(random_state, np.ndarray) and random_state.ndim == 0:
+        random_state = random_state[()]  # a 0-d array holding a seed is that seed
     if random_state is None or isinstance(random_state, np.random.SeedSequence):
         return np.random.default_rng(random_state)
     if isinstance(random_state, np.random.Generator):

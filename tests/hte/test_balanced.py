@@ -11,6 +11,7 @@ import warnings
 import numpy as np
 import pytest
 from scipy.special import expit
+from sklearn.exceptions import NotFittedError
 from sklearn.linear_model import LinearRegression, LogisticRegression
 
 from statlearn.datasets import make_hte_reference
@@ -175,7 +176,7 @@ def test_r_scorer_by_hand():
     m = e * mu1 + (1 - e) * mu0
     t = d.candidates["half"]
     assert sc.loss(t) == pytest.approx(np.mean(((d.y - m) - (a - e) * t) ** 2), rel=1e-10)
-    with pytest.raises(RuntimeError, match="not fitted"):
+    with pytest.raises(NotFittedError, match="RScorer instance is not fitted"):
         RScorer().loss(t)
 
 

@@ -508,20 +508,31 @@ def test_released_intercept_is_the_exact_profile(loss):
     ({"alpha": 0.0}, ValueError, r"alpha must be > 0: the certificate needs an alpha-strongly "
      r"convex objective \(pass allow_singular=True to accept alpha=0 without any "
      r"certificate\)\."),
-    ({"alpha": -1.0}, ValueError, r"alpha must be in \[0, inf\], got -1\.0\."),
-    ({"loss": "hinge"}, ValueError, r"loss must be one of .*, got 'hinge'\."),
-    ({"penalty": "l1"}, ValueError, r"penalty must be one of \['l2'\], got 'l1'\."),
-    ({"epsilon": 0.0}, ValueError, r"epsilon must be in \(0, inf\), got 0\.0\."),
-    ({"noise": "cauchy"}, ValueError,
-     r"noise must be one of \['gaussian', 'laplace_l2', None\], got 'cauchy'\."),
-    ({"noise_scale": "auto"}, ValueError,
-     r"noise_scale must be 'paper' or a non-negative float, got 'auto'\."),
-    ({"noise_scale": -1.0}, ValueError, r"noise_scale must be in \[0, inf\], got -1\.0\."),
-    ({"polylog_c1": 0.0}, ValueError, r"polylog_c1 must be in \(0, inf\), got 0\.0\."),
-    ({"polylog_c2": 0.0}, ValueError, r"polylog_c2 must be in \(0, inf\), got 0\.0\."),
-    ({"n_newton_steps": 0}, ValueError, r"n_newton_steps must be in \[1, inf\], got 0\."),
-    ({"mechanism": "foo"}, ValueError,
-     r"mechanism must be one of \['newton', 'guo', 'sekhari'\], got 'foo'\."),
+    # one parameter alone: the constraint check names the class, the parameter, what is
+    # allowed and the value
+    ({"alpha": -1.0}, ValueError, r"NewtonUnlearner parameter alpha must be in \[0, inf\], "
+     r"got -1\.0\."),
+    ({"loss": "hinge"}, ValueError, r"NewtonUnlearner parameter loss must be one of .*, "
+     r"got 'hinge'\."),
+    ({"penalty": "l1"}, ValueError, r"NewtonUnlearner parameter penalty must be one of "
+     r"\['l2'\], got 'l1'\."),
+    ({"epsilon": 0.0}, ValueError, r"NewtonUnlearner parameter epsilon must be in \(0, inf\), "
+     r"got 0\.0\."),
+    ({"noise": "cauchy"}, ValueError, r"NewtonUnlearner parameter noise must be one of "
+     r"\['gaussian', 'laplace_l2', None\], got 'cauchy'\."),
+    ({"noise_scale": "auto"}, ValueError, r"NewtonUnlearner parameter noise_scale must be one "
+     r"of \['paper'\] or a real in \[0, inf\], got 'auto'\."),
+    ({"noise_scale": -1.0}, ValueError, r"NewtonUnlearner parameter noise_scale must be .*"
+     r"a real in \[0, inf\], got -1.*"),
+    ({"polylog_c1": 0.0}, ValueError, r"NewtonUnlearner parameter polylog_c1 must be in "
+     r"\(0, inf\), got 0\.0\."),
+    ({"polylog_c2": 0.0}, ValueError, r"NewtonUnlearner parameter polylog_c2 must be in "
+     r"\(0, inf\), got 0\.0\."),
+    ({"n_newton_steps": 0}, ValueError, r"NewtonUnlearner parameter n_newton_steps must be in "
+     r"\[1, inf\], got 0\."),
+    ({"mechanism": "foo"}, ValueError, r"NewtonUnlearner parameter mechanism must be one of "
+     r"\['newton', 'guo', 'sekhari'\], got 'foo'\."),
+    # across parameters: checked in fit
     ({"mechanism": "guo", "loss": "poisson"}, ValueError,
      r"mechanism='guo' needs bounded loss derivatives and supports loss in \['logistic', "
      r"'squared'\], got loss='poisson'\."),
@@ -533,17 +544,28 @@ def test_released_intercept_is_the_exact_profile(loss):
      r"mechanism='sekhari' needs feature_bound, an a-priori bound on the norm of every design "
      r"row: its noise scale depends on the loss's Lipschitz constants, which must not be "
      r"computed from the data\."),
-    ({"feature_bound": 0.0}, ValueError, r"feature_bound must be in \(0, inf\), got 0\.0\."),
-    ({"delta": 1.0}, ValueError, r"delta must be in \(0, 1\), got 1\.0\."),
-    ({"delta": 0.0}, ValueError, r"delta must be in \(0, 1\), got 0\.0\."),
-    ({"tol": 0.0}, ValueError, r"tol must be in \(0, inf\), got 0\.0\."),
-    ({"max_iter": 0}, ValueError, r"max_iter must be in \[1, inf\], got 0\."),
-    ({"verify": "yes"}, TypeError, r"verify must be a bool, got 'yes'\."),
-    ({"store_hessian": 1}, TypeError, r"store_hessian must be a bool, got 1\."),
-    ({"assume_optimal": None}, TypeError, r"assume_optimal must be a bool, got None\."),
-    ({"add_noise_on_empty": 0}, TypeError, r"add_noise_on_empty must be a bool, got 0\."),
-    ({"allow_singular": "no"}, TypeError, r"allow_singular must be a bool, got 'no'\."),
-    ({"fit_intercept": 1}, TypeError, r"fit_intercept must be a bool, got 1\."),
+    ({"feature_bound": 0.0}, ValueError, r"NewtonUnlearner parameter feature_bound must be in "
+     r"\(0, inf\), got 0\.0\."),
+    ({"delta": 1.0}, ValueError, r"NewtonUnlearner parameter delta must be in \(0, 1\), "
+     r"got 1\.0\."),
+    ({"delta": 0.0}, ValueError, r"NewtonUnlearner parameter delta must be in \(0, 1\), "
+     r"got 0\.0\."),
+    ({"tol": 0.0}, ValueError, r"NewtonUnlearner parameter tol must be in \(0, inf\), "
+     r"got 0\.0\."),
+    ({"max_iter": 0}, ValueError, r"NewtonUnlearner parameter max_iter must be in "
+     r"\[1, inf\], got 0\."),
+    ({"verify": "yes"}, TypeError, r"NewtonUnlearner parameter verify must be a bool, "
+     r"got str 'yes'\."),
+    ({"store_hessian": 1}, TypeError, r"NewtonUnlearner parameter store_hessian must be a "
+     r"bool, got int 1\."),
+    ({"assume_optimal": None}, TypeError, r"NewtonUnlearner parameter assume_optimal must be "
+     r"a bool, got NoneType None\."),
+    ({"add_noise_on_empty": 0}, TypeError, r"NewtonUnlearner parameter add_noise_on_empty "
+     r"must be a bool, got int 0\."),
+    ({"allow_singular": "no"}, TypeError, r"NewtonUnlearner parameter allow_singular must be "
+     r"a bool, got str 'no'\."),
+    ({"fit_intercept": 1}, TypeError, r"NewtonUnlearner parameter fit_intercept must be a "
+     r"bool, got int 1\."),
 ])
 def test_parameter_errors_in_full(params, exc, pattern):
     X, y, _ = make_glm_data(30, 3, random_state=0)

@@ -17,6 +17,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression, Ridge
 from sklearn.preprocessing import StandardScaler
 
+from statlearn.base import StaleFitError
 from statlearn.unlearning import NewtonUnlearner, UnlearningWarning, make_glm_data
 from statlearn.unlearning._glm import newton_solve
 
@@ -185,20 +186,32 @@ def test_intercept_unlearning_is_exact_for_squared_loss_and_noise_skips_intercep
 
 
 # ------------------------------------------------------------ fitted state only
-def test_predictions_and_requests_use_parameters_captured_at_fit():
+def test_predictions_and_requests_refuse_parameters_changed_after_fit():
+    # set_params after fit used to be ignored silently (the fitted parameters were used);
+    # now every output and request refuses until the next fit or until it is set back
     X, y, _ = make_glm_data(150, 10, random_state=6)
     est = NewtonUnlearner(epsilon=0.5, random_state=0).fit(X, y)
     before = est.predict(X)
     proba = est.predict_proba(X)
     est.set_params(loss="squared", fit_intercept=False, epsilon=5.0, noise=None)
+    outputs = [lambda: est.predict(X), lambda: est.predict_proba(X),
+               lambda: est.decision_function(X), lambda: est.score(X, y),
+               lambda: est.unlearn([0]), lambda: est.retrain_reference([0]),
+               lambda: est.sigma_, lambda: est.r_, lambda: est.delta_cert_,
+               lambda: est.mu_effective_]
+    for output in outputs:
+        with pytest.raises(StaleFitError, match=r"NewtonUnlearner parameter \w+ changed "
+                                                r"since fit"):
+            output()
+    assert est.removed_.sum() == 0 and est.history_ == []  # nothing was released
+    est.set_params(loss="logistic", fit_intercept=True, epsilon=0.5, noise="gaussian")
     np.testing.assert_array_equal(est.predict(X), before)
     np.testing.assert_array_equal(est.predict_proba(X), proba)
     rep = est.unlearn([0]).unlearn_report_
     assert rep.epsilon == 0.5 and rep.noise == "gaussian"
     assert rep.sigma == pytest.approx(math.sqrt(1 / (2 * 1.0 * 150)) / 0.5)
-    assert est.coef_.shape == (10,) and est.loss_ == "logistic"
     # a new fit takes the new parameters
-    est.fit(X, y)
+    est.set_params(loss="squared", fit_intercept=False).fit(X, y)
     assert est.loss_ == "squared" and est.intercept_ == 0.0
 
 
