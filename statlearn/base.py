@@ -278,7 +278,8 @@ class _InstanceOf(_Constraint):
         return isinstance(value, self.types)
 
     def describe(self):
-        return " or ".join(f"a {t.__name__}" for t in self.types)
+        return " or ".join(f"{'an' if t.__name__[0] in 'AEIOUaeiou' else 'a'} {t.__name__}"
+                           for t in self.types)
 
 
 class _Any(_Constraint):
@@ -601,6 +602,11 @@ class FitStateMixin:
 
     def _validate_params(self):
         validate_params(self)
+
+    def _record_fit(self):
+        """Record the current parameters as those of a fit (a ``fit`` that is interrupted
+        but leaves a resumable state calls it before re-raising)."""
+        self.__dict__["_fit_params_"] = self._fit_snapshot()
 
     def _fit_snapshot(self):
         free = set(self._output_free_params)

@@ -26,7 +26,13 @@ the same runners (on the step-by-step Python path).
 
 from __future__ import annotations
 
+import numbers
 from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+from statlearn.utils import check_rng
+from statlearn.utils._validation import _scalar
 
 __all__ = ["BanditPolicy", "check_policy"]
 
@@ -102,3 +108,59 @@ def check_policy(policy, name="policy"):
             f"{what}."
         )
     return policy
+
+
+def _study_seed(random_state):
+    """Root entropy for :func:`statlearn.simulation.run_study` from any random state.
+
+    ``None`` and non-negative ints (NumPy ints and 0-d arrays included) are the
+    root entropy itself, as ``run_study`` takes them; a ``SeedSequence``, a
+    ``Generator`` or a ``RandomState`` gives one draw of 63 bits, so the same
+    seeded object gives the same study (a generator advances by that draw).
+    """
+    rs = _scalar(random_state)
+    if rs is None or (isinstance(rs, numbers.Integral) and not isinstance(rs, bool | np.bool_)):
+        return rs
+    if isinstance(rs, np.random.SeedSequence | np.random.Generator | np.random.RandomState):
+        return int(check_rng(rs).integers(0, 2**63 - 1))
+    raise TypeError(
+        "random_state must be None, a non-negative int, a SeedSequence, a Generator or a "
+        f"RandomState, got {type(rs).__name__} {rs!r}.")
+
+
+def _integer_rounds(values, name):
+    """A non-empty 1-D vector of round numbers as int64 (integral floats accepted).
+
+    Lists, NumPy arrays of any real dtype and pandas objects are read by value
+    (never by index); NaN, infinite or fractional entries raise an error
+    naming ``name``.
+    """
+    arr = np.asarray(values)
+    if arr.ndim != 1 or arr.size == 0:
+        raise TypeError(f"{name} must be a non-empty 1-D sequence of integers, got shape "
+                        f"{arr.shape}.")
+    if np.issubdtype(arr.dtype, np.integer):
+        return arr.astype(np.int64)
+    if arr.dtype == np.bool_ or not np.issubdtype(arr.dtype, np.floating):
+        raise TypeError(f"{name} must be a non-empty 1-D sequence of integers, got dtype "
+                        f"{arr.dtype}.")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} must not contain NaN or infinite values.")
+    if not np.all(arr == np.round(arr)):
+        bad = arr[arr != np.round(arr)][0]
+        raise ValueError(f"{name} must hold whole round numbers, got {bad!r}.")
+    return arr.astype(np.int64)
+
+
+def _spawn(rng, n):
+    """``n`` independent child generators of ``rng`` (``Generator.spawn``).
+
+    A generator over a ``RandomState``'s legacy stream cannot spawn; its
+    children are then seeded from one draw of it (the same seeded
+    ``RandomState`` gives the same children).
+    """
+    try:
+        return rng.spawn(n)
+    except TypeError:
+        seed = np.random.SeedSequence(rng.integers(0, 2**63 - 1, size=4))
+        return [np.random.default_rng(s) for s in seed.spawn(n)]

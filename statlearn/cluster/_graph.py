@@ -9,6 +9,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from statlearn.utils import check_int
+from statlearn.utils._validation import _scalar
 
 from ._kernels import missing_mirrors_kernel
 
@@ -180,6 +181,7 @@ def as_graph_access(graph, *, max_degree=None, symmetrize: bool = False,
     >>> g.n, g.max_degree
     (2, 1)
     """
+    max_degree, symmetrize, weighted = _scalar(max_degree), _scalar(symmetrize), _scalar(weighted)
     if not isinstance(symmetrize, bool | np.bool_):
         raise TypeError(f"symmetrize must be a bool, got {type(symmetrize).__name__}.")
     if not isinstance(weighted, bool | np.bool_):

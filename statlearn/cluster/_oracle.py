@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 import numbers
+import os
+import sys
 import time
 import warnings
 from dataclasses import replace
@@ -12,11 +14,21 @@ import numpy as np
 from sklearn.exceptions import NotFittedError
 from threadpoolctl import ThreadpoolController
 
-from statlearn.utils import check_int, check_option, spawn_seeds
+from statlearn.base import (
+    FitStateMixin,
+    Integral,
+    Level,
+    Options,
+    ParamsMixin,
+    Real,
+    validate_params,
+)
+from statlearn.utils import check_int, spawn_seeds
+from statlearn.utils._validation import _scalar
 
 from ._fast import LandmarkIndex, OracleQueryResult, certify_moments, walk_rows
 from ._graph import as_graph_access
-from ._params import ParamsMixin, memory_layout, resolve
+from ._params import memory_layout, resolve
 from ._walks import BACKENDS, _vertices, base_words, derive_keys, median_estimates
 
 __all__ = ["OracleConstructionError", "OracleQueryResult", "SpectralClusteringOracle"]
@@ -38,6 +50,20 @@ class OracleConstructionError(RuntimeError):
     """
 
 
+def _warn(message, category=UserWarning):
+    """Warn at the caller's line: the first frame outside the statlearn package.
+
+    The build runs in stages (generators) under ``fit`` (wrapped by the base
+    layer) or :meth:`SpectralClusteringOracle.resume`, so a fixed
+    ``stacklevel`` would point into statlearn on one of the two paths.
+    """
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    frame, level = sys._getframe(1), 2
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(root):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(message, category, stacklevel=level)
+
+
 def default_walk_length_candidates(n: int) -> tuple:
     """Powers of two from 4 up to ``max(16, 8 ln n)`` (``n = 3000``: 4..64)."""
     top = max(16, 8 * math.log(n))
@@ -48,7 +74,7 @@ def default_walk_length_candidates(n: int) -> tuple:
     return tuple(out)
 
 
-class SpectralClusteringOracle(ParamsMixin):
+class SpectralClusteringOracle(FitStateMixin, ParamsMixin):
     """Sublinear spectral clustering oracle with little memory (Shen, Zhu, Peng, Huang 2026).
 
     Built from query access to a graph (degree and neighbour queries), the
@@ -67,6 +93,11 @@ class SpectralClusteringOracle(ParamsMixin):
     :meth:`predict` takes vertex ids, so scikit-learn's estimator checks do not
     apply. It still stores its constructor arguments unchanged and offers
     ``get_params``/``set_params``, so :func:`sklearn.base.clone` and pickling work.
+    The parameters are checked when :meth:`fit` starts; the queries (and
+    :meth:`resume`) answer only from a build made with the parameters the
+    oracle has now: after ``set_params`` they raise
+    :class:`~statlearn.base.StaleFitError` until the next :meth:`fit`, except
+    for ``progress``, ``time_budget`` and ``n_jobs``, which change no answer.
 
     Parameters
     ----------
@@ -170,9 +201,11 @@ class SpectralClusteringOracle(ParamsMixin):
         Numba threads, or on the array-API backends the number of
         pairs walked at once (each holding one batch: memory grows with it and
         with ``batch_size``; default 64 on NumPy). Results do not depend on it.
-    random_state : None, int or SeedSequence
+    random_state : None, int, SeedSequence, Generator or RandomState
         Seed. Each estimate derives its own keys from it and the ids of its
-        vertices, so answers do not depend on order, batching or threads.
+        vertices, so answers do not depend on order, batching or threads. A
+        ``Generator`` or ``RandomState`` gives the seed by one draw (each
+        ``fit`` draws again).
 
     Attributes
     ----------
@@ -369,6 +402,40 @@ class SpectralClusteringOracle(ParamsMixin):
     (np.True_, True)
     """
 
+    _parameter_constraints = {
+        "n_clusters": [Integral(1)],  # at most the number of vertices: checked in fit
+        "walk_length": [Options(["auto"]), Integral(1)],
+        "walk_length_candidates": [None, "array-like"],  # each a positive int: fit checks
+        "batch_size": [None, Integral(1)],
+        "memory_budget": [None, Integral(1)],
+        "n_walks": [None, Integral(1)],
+        "n_landmarks": [None, Integral(1)],
+        "n_cluster_landmarks": [None, Integral(1)],
+        "n_repeats": [None, Integral(1)],
+        "threshold": [None, Real()],
+        "threshold_scale": [Real(0, None, closed="neither")],
+        "balance": [Real(0, 1, closed="right")],
+        # an int for unweighted graphs, and at least the largest degree: checked in fit
+        "max_degree": [None, Real(0, None, closed="neither")],
+        "mode": [Options(["batched", "prior", "fast"])],
+        "error_rate": [None, Level()],
+        "max_query_walks": [None, Integral(2)],
+        "landmark_clustering": [Options(["threshold", "kmeans"])],
+        "outlier_label": [Integral()],
+        "max_retries": [Integral(0)],
+        "symmetrize": ["boolean"],
+        "weighted": ["boolean"],
+        "progress": ["boolean"],
+        "time_budget": [None, Real(0, None, allow_inf=True)],
+        "backend": [Options(list(BACKENDS))],
+        "n_jobs": [None, Integral(1)],
+        "random_state": ["random_state"],
+    }
+    #: a bar, a time limit (a build that completes is the same with or without one: the
+    #: random streams are fixed per stage) and threads / lanes (results do not depend on
+    #: them) change no answer of a built oracle
+    _output_free_params = ("progress", "time_budget", "n_jobs")
+
     def __init__(self, n_clusters=2, *, walk_length="auto", walk_length_candidates=None,
                  batch_size=None, memory_budget=None, n_walks=None, n_landmarks=None,
                  n_cluster_landmarks=None, n_repeats=None, threshold=None,
@@ -423,45 +490,26 @@ class SpectralClusteringOracle(ParamsMixin):
         raise ValueError("graph has (almost) only isolated vertices: could not sample "
                          "landmarks of positive degree.")
 
-    def _validate(self):
-        check_option(self.mode, "mode", ["batched", "prior", "fast"])
-        check_option(self.landmark_clustering, "landmark_clustering", ["threshold", "kmeans"])
-        if self.error_rate is not None:
-            er = self.error_rate
-            if isinstance(er, bool) or not isinstance(er, numbers.Real):
-                raise TypeError(f"error_rate must be a real in (0, 1) or None, got {er!r}.")
-            if not 0 < er < 1:
-                raise ValueError(f"error_rate must be a real in (0, 1) or None, got {er!r}.")
-        if self.max_query_walks is not None:
-            check_int(self.max_query_walks, "max_query_walks", low=2)
-        check_option(self.backend, "backend", list(BACKENDS))
-        if not isinstance(self.progress, bool | np.bool_):
-            raise TypeError(f"progress must be a bool, got {type(self.progress).__name__}.")
-        self._check_budget()
-        if isinstance(self.outlier_label, bool) or not isinstance(self.outlier_label,
-                                                                  numbers.Integral):
-            raise TypeError(f"outlier_label must be an integer, got {self.outlier_label!r}.")
-        check_int(self.max_retries, "max_retries", low=0)
-        if self.n_jobs is not None:
-            check_int(self.n_jobs, "n_jobs", low=1)
-        wl = self.walk_length
-        if isinstance(wl, str):
-            check_option(wl, "walk_length", ["auto"])
-        else:
-            check_int(wl, "walk_length", low=1)
-            if wl > 10**4:
-                warnings.warn(f"walk_length={wl} is very long (> 1e4 steps per walk).",
-                              UserWarning, stacklevel=3)
+    @property
+    def _auto_length(self) -> bool:
+        return isinstance(_scalar(self.walk_length), str)
+
+    def _warn_long_walks(self):
+        """The checks the constraints leave: a warning on very long walks."""
+        if not self._auto_length and int(_scalar(self.walk_length)) > 10**4:
+            _warn(f"walk_length={self.walk_length} is very long (> 1e4 steps per walk).")
 
     def _candidates(self, n):
-        if self.walk_length != "auto":
+        if not self._auto_length:
             return ()
         cands = self.walk_length_candidates
         if cands is None:
             return default_walk_length_candidates(n)
-        if isinstance(cands, str | bytes) or not hasattr(cands, "__iter__"):
-            raise TypeError("walk_length_candidates must be a sequence of positive ints.")
-        out = tuple(sorted({check_int(c, "walk_length_candidates", low=1) for c in cands}))
+        arr = np.asarray(cands, dtype=object)
+        if arr.ndim != 1:
+            raise TypeError("walk_length_candidates must be a 1-D sequence of positive ints, "
+                            f"got shape {arr.shape}.")
+        out = tuple(sorted({check_int(c, "walk_length_candidates", low=1) for c in arr}))
         if not out:
             raise ValueError("walk_length_candidates must not be empty.")
         return out
@@ -494,19 +542,20 @@ class SpectralClusteringOracle(ParamsMixin):
             The similarity graph did not have ``n_clusters`` components in any
             of the ``1 + max_retries`` attempts.
         """
-        self._validate()
-        if self.weighted is True and self.mode != "fast":
+        self._warn_long_walks()
+        weighted = bool(_scalar(self.weighted))
+        if weighted and self.mode != "fast":
             raise ValueError("weighted=True needs mode='fast' (the batched and prior walk "
                              "engines are unweighted).")
-        self._g = as_graph_access(graph, max_degree=self.max_degree, symmetrize=self.symmetrize,
-                                  weighted=self.weighted)
+        self._g = as_graph_access(graph, max_degree=_scalar(self.max_degree),
+                                  symmetrize=bool(_scalar(self.symmetrize)), weighted=weighted)
         g = self._g
         cands = self._candidates(g.n)
         p = resolve(self, g.n, len(cands))
         self._p = p
         self.n_vertices_ = g.n
         self.max_degree_ = g.max_degree
-        self.outlier_label_ = int(self.outlier_label)
+        self.outlier_label_ = int(_scalar(self.outlier_label))
         self.batch_size_ = p.batch_size
         self.n_walks_ = p.n_walks
         self.n_batches_ = p.n_batches
@@ -515,7 +564,7 @@ class SpectralClusteringOracle(ParamsMixin):
         self.walk_buffer_words_ = p.buffer_words
         self.walk_length_scores_ = {}
         if p.k == 1:
-            self.walk_length_ = None if self.walk_length == "auto" else int(self.walk_length)
+            self.walk_length_ = None if self._auto_length else int(_scalar(self.walk_length))
             empty = np.zeros(0, dtype=np.int64)
             self.landmarks_ = self.cluster_landmarks_ = self.landmark_labels_ = empty
             self.psi_ = np.zeros((0, 0))
@@ -532,15 +581,22 @@ class SpectralClusteringOracle(ParamsMixin):
         with_walks, without = memory_layout(p.s, p.sc, p.k, p.reps, len(cands))
         self.peak_memory_words_ = max(with_walks + p.buffer_words, without)
         self.query_memory_words_ = p.s + p.sc + p.reps + p.buffer_words + 2
-        if self.walk_length != "auto":
+        if not self._auto_length:
             per = p.n_walks if p.fast else p.reps * p.s * 2 * p.n_walks
-            self.walk_steps_per_query_ = int(per * self.walk_length)
-        self._build = {"seeds": spawn_seeds(self.random_state, self.max_retries + 1),
+            self.walk_steps_per_query_ = int(per * int(_scalar(self.walk_length)))
+        retries = int(_scalar(self.max_retries))
+        self._build = {"seeds": spawn_seeds(_scalar(self.random_state), retries + 1),
                        "attempt": 0, "cands": cands, "state": {"steps": 0}}
         self.n_attempts_ = 1
         self.build_state_ = "partial"
         self.build_stage_ = "started"
-        return self._run_build()
+        try:
+            return self._run_build()
+        except KeyboardInterrupt:
+            # the stages done are kept for resume(), which answers only for these
+            # parameters: record them as the fit's (fit did not return)
+            self._record_fit()
+            raise
 
     def resume(self):
         """Finish a build stopped by ``time_budget`` or an interruption.
@@ -569,38 +625,24 @@ class SpectralClusteringOracle(ParamsMixin):
         >>> o.set_params(time_budget=None).resume().build_state_
         'complete'
         """
-        if not hasattr(self, "_build"):
-            raise NotFittedError(f"this {type(self).__name__} instance has no build to resume; "
-                                 "call fit(graph) first.")
+        self._check_fitted(resuming=True)
+        validate_params(self)  # time_budget, progress and n_jobs may have changed
         if self.build_state_ == "complete":
             return self
-        if self.build_state_ == "failed":
-            raise OracleConstructionError("the build failed (see the error fit raised); "
-                                          "there is nothing to resume: call fit again.")
         return self._run_build()
-
-    def _check_budget(self):
-        tb = self.time_budget
-        if tb is None:
-            return None
-        if isinstance(tb, bool) or not isinstance(tb, numbers.Real) or not tb >= 0:
-            raise ValueError(f"time_budget must be a non-negative number of seconds or None, "
-                             f"got {tb!r}.")
-        return float(tb)
 
     def _run_build(self):
         """Run the build stages (generators yielding ``(stage, walk steps)`` after each
         committed piece of work) until done, the time budget is spent or an interrupt."""
-        if not isinstance(self.progress, bool | np.bool_):
-            raise TypeError(f"progress must be a bool, got {type(self.progress).__name__}.")
-        budget = self._check_budget()
+        tb = _scalar(self.time_budget)
+        budget = None if tb is None else float(tb)
         from tqdm.auto import tqdm
 
         bs = self._build
         p = self._p
         start = time.perf_counter()
-        bar = tqdm(total=self._planned_steps(), disable=not self.progress, unit="step",
-                   unit_scale=True, desc="oracle build", leave=False)
+        bar = tqdm(total=self._planned_steps(), disable=not bool(_scalar(self.progress)),
+                   unit="step", unit_scale=True, desc="oracle build", leave=False)
         bar.update(bs["state"]["steps"])
         try:
             while True:
@@ -616,14 +658,14 @@ class SpectralClusteringOracle(ParamsMixin):
                         bar.set_description(f"oracle build: {stage}", refresh=True)
                         if budget is not None and time.perf_counter() - start >= budget:
                             self.build_state_ = "partial"
-                            warnings.warn(
+                            _warn(
                                 f"time_budget={budget:g} s spent: the oracle build stopped after "
                                 f"stage {stage!r} ({st['steps']} walk steps); it cannot answer "
                                 "queries yet. Call resume() to finish it (the work done is "
-                                "kept).", UserWarning, stacklevel=3)
+                                "kept).")
                             return self
                 except OracleConstructionError:
-                    if bs["attempt"] < self.max_retries:
+                    if bs["attempt"] < int(_scalar(self.max_retries)):
                         bs["attempt"] += 1
                         bs["state"] = {"steps": 0}
                         self.n_attempts_ = bs["attempt"] + 1
@@ -642,7 +684,7 @@ class SpectralClusteringOracle(ParamsMixin):
     def _planned_steps(self):
         """Walk steps of the whole build if the walk-length search runs to its end."""
         p, cands = self._p, self._build["cands"]
-        t_max = max(cands) if cands else int(self.walk_length)
+        t_max = max(cands) if cands else int(_scalar(self.walk_length))
         if p.fast:
             return 2 * p.s * p.n_walks * t_max + p.sc * p.n_walks * t_max
         per = 2 * p.n_walks
@@ -705,7 +747,7 @@ class SpectralClusteringOracle(ParamsMixin):
             scores = st["found"][0]
             t = max(scores, key=lambda c: (scores[c], -c))
         else:
-            t = int(self.walk_length)
+            t = int(_scalar(self.walk_length))
         self.walk_length_ = t
         self.walk_length_scores_ = scores
         iu, ju = np.triu_indices(p.s)
@@ -726,9 +768,9 @@ class SpectralClusteringOracle(ParamsMixin):
         self.eigengap_ = _gap_ratio(vals, p.k)
         if self.eigengap_ < 2 and "warned" not in st:
             st["warned"] = True
-            warnings.warn(f"small eigen-gap sigma_k/sigma_(k+1) = {self.eigengap_:.3g} < 2 in "
-                          "the landmark Gram matrix: Psi is ill-conditioned; check n_clusters "
-                          "and walk_length.", UserWarning, stacklevel=4)
+            _warn(f"small eigen-gap sigma_k/sigma_(k+1) = {self.eigengap_:.3g} < 2 in the "
+                  "landmark Gram matrix: Psi is ill-conditioned; check n_clusters and "
+                  "walk_length.")
         wk = vecs[:, :p.k]
         self.psi_ = (g.n / p.s) * (wk / vals[:p.k] ** 2) @ wk.T
         # cluster landmarks: alpha_u for every u in S'
@@ -763,7 +805,7 @@ class SpectralClusteringOracle(ParamsMixin):
         """
         g, p = self._g, self._p
         seeds, landmarks, cluster_landmarks = self._start_stages(st)
-        ts = list(cands) if cands else [int(self.walk_length)]
+        ts = list(cands) if cands else [int(_scalar(self.walk_length))]
         r = p.n_walks
         keys = derive_keys(base_words(seeds["gram"]), np.column_stack([landmarks,
                                                                       np.arange(p.s)]))
@@ -821,9 +863,9 @@ class SpectralClusteringOracle(ParamsMixin):
                            None, st["steps"])
         if self.eigengap_ < 2 and "warned" not in st:
             st["warned"] = True
-            warnings.warn(f"small eigen-gap sigma_k/sigma_(k+1) = {self.eigengap_:.3g} < 2 in "
-                          "the landmark Gram matrix: Psi is ill-conditioned; check n_clusters "
-                          "and walk_length.", UserWarning, stacklevel=4)
+            _warn(f"small eigen-gap sigma_k/sigma_(k+1) = {self.eigengap_:.3g} < 2 in the "
+                  "landmark Gram matrix: Psi is ill-conditioned; check n_clusters and "
+                  "walk_length.")
         wk = vecs[:, :p.k]
         self.psi_ = (g.n / p.s) * (wk / vals[:p.k] ** 2) @ wk.T
         # cluster landmarks: fresh walks against the stored landmark walks, a chunk at a time
@@ -874,7 +916,7 @@ class SpectralClusteringOracle(ParamsMixin):
         self.walk_buffer_words_ = int(index.words)
         self.query_memory_words_ = int(2 * r + p.s + p.k)
         qmax = self.max_query_walks
-        self.max_query_walks_ = int(qmax) if qmax is not None else 32 * r
+        self.max_query_walks_ = int(_scalar(qmax)) if qmax is not None else 32 * r
 
     def _query_walks(self, vertices, first, count):
         """Positions of query walks ``first..first+count-1`` (keyed by the vertex only)."""
@@ -926,6 +968,7 @@ class SpectralClusteringOracle(ParamsMixin):
         >>> bool(res.labels[0] != res.labels[1]), bool(res.certified.all())
         (True, True)
         """
+        self._check_fitted()
         v = self._check_vertices(vertices)
         p = self._p
         if not p.fast:
@@ -933,7 +976,9 @@ class SpectralClusteringOracle(ParamsMixin):
         if p.k == 1:
             z = np.zeros(v.size, dtype=np.int64)
             return OracleQueryResult(z, np.ones(v.size, bool), z, np.zeros((v.size, 1)),
-                                     self.error_rate)
+                                     None if self.error_rate is None
+                                     else float(_scalar(self.error_rate)))
+        er = None if self.error_rate is None else float(_scalar(self.error_rate))
         r0 = p.n_walks
         q = v.size
         labels = np.zeros(q, dtype=np.int64)
@@ -941,13 +986,13 @@ class SpectralClusteringOracle(ParamsMixin):
         used = np.zeros(q, dtype=np.int64)
         means = np.zeros((q, p.k))
         if q == 0:
-            return OracleQueryResult(labels, certified, used, means, self.error_rate)
+            return OracleQueryResult(labels, certified, used, means, er)
         k = p.k
         s1 = np.zeros((q, k))
         s2 = np.zeros((q, k, k))
         self._fast_moments(v, np.arange(q), 0, r0, s1, s2)
         used[:] = r0
-        if self.error_rate is None:
+        if er is None:
             means = s1 / r0
             labels = np.argmax(means, axis=1).astype(np.int64)
             above = means.max(axis=1) >= self.threshold_
@@ -959,7 +1004,7 @@ class SpectralClusteringOracle(ParamsMixin):
             while pending.size:
                 still = []
                 for i in pending:
-                    best, ok, ab, m = certify_moments(used[i], s1[i], s2[i], self.error_rate,
+                    best, ok, ab, m = certify_moments(used[i], s1[i], s2[i], er,
                                                       self._score_range, thr, r)
                     labels[i], above[i], means[i] = best, ab, m
                     if ok:
@@ -977,7 +1022,7 @@ class SpectralClusteringOracle(ParamsMixin):
                     r += 1
         if not force:
             labels[~above] = self.outlier_label_
-        return OracleQueryResult(labels, certified, used, means, self.error_rate)
+        return OracleQueryResult(labels, certified, used, means, er)
 
     def _label_landmarks(self, alpha, seed):
         """Clusters of the cluster landmarks: components of ``H`` or k-means (see Notes)."""
@@ -1018,17 +1063,34 @@ class SpectralClusteringOracle(ParamsMixin):
                             self._query_base, self.walk_length_)
         return z.reshape(q, p.s)
 
-    def _check_fitted(self):
-        super()._check_fitted()
-        state = getattr(self, "build_state_", "complete")
-        if state != "complete":
+    def _check_fitted(self, method=None, *, resuming=False):
+        """Refuse unless built, with the parameters the oracle has now.
+
+        Raises ``NotFittedError`` before :meth:`fit`, after a failed build and (for
+        the queries) while the build is partial; :class:`~statlearn.base.StaleFitError`
+        when a parameter that shapes the answers changed since :meth:`fit`.
+        ``resuming=True`` (:meth:`resume`) accepts a partial build and refuses a failed
+        one with :class:`OracleConstructionError`.
+        """
+        state = self.__dict__.get("build_state_")
+        if state == "failed":
+            if resuming:
+                raise OracleConstructionError("the build failed (see the error fit raised); "
+                                              "there is nothing to resume: call fit again.")
+            raise NotFittedError(
+                f"the oracle build failed (stopped after stage {self.build_stage_!r}): it "
+                "cannot answer queries; fit again.")
+        if resuming and "_build" not in self.__dict__:
+            raise NotFittedError(f"this {type(self).__name__} instance has no build to resume; "
+                                 "call fit(graph) first.")
+        super()._check_fitted(method)
+        if state != "complete" and not resuming:
             raise NotFittedError(
                 f"the oracle build is {state} (stopped after stage {self.build_stage_!r}): it "
                 "cannot answer queries. Call resume() to finish a partial build, or fit "
                 "again.")
 
     def _check_vertices(self, vertices, name="vertices"):
-        self._check_fitted()
         arr = np.asarray(vertices)
         if arr.ndim != 1:
             raise ValueError(f"{name} must be a 1-D array of vertex ids, got shape {arr.shape}.")
@@ -1045,6 +1107,7 @@ class SpectralClusteringOracle(ParamsMixin):
         -------
         ndarray of shape (q, s')
         """
+        self._check_fitted()
         v = self._check_vertices(vertices)
         if self._p.k == 1:
             raise ValueError("embedding_dots needs the Psi matrix, which is not built when "
@@ -1066,6 +1129,7 @@ class SpectralClusteringOracle(ParamsMixin):
         -------
         ndarray of int64, shape (q,)
         """
+        self._check_fitted()
         v = self._check_vertices(vertices)
         if self._p.k == 1:
             return np.zeros(v.size, dtype=np.int64)
@@ -1095,7 +1159,9 @@ class SpectralClusteringOracle(ParamsMixin):
         -------
         int
         """
-        if isinstance(v, bool) or not isinstance(v, numbers.Integral):
+        self._check_fitted()
+        v = _scalar(v)
+        if isinstance(v, bool | np.bool_) or not isinstance(v, numbers.Integral):
             raise TypeError(f"v must be an integer vertex id, got {v!r}.")
         return int(self.predict(np.array([v]), force=force)[0])
 
@@ -1111,8 +1177,10 @@ class SpectralClusteringOracle(ParamsMixin):
         -------
         float
         """
+        self._check_fitted()
+        x, y = _scalar(x), _scalar(y)
         for name, val in (("x", x), ("y", y)):
-            if isinstance(val, bool) or not isinstance(val, numbers.Integral):
+            if isinstance(val, bool | np.bool_) or not isinstance(val, numbers.Integral):
                 raise TypeError(f"{name} must be an integer vertex id, got {val!r}.")
         v = self._check_vertices(np.array([x, y]))
         if self._p.k == 1:

@@ -1,17 +1,19 @@
-"""Parameter resolution and memory accounting for the clustering oracle."""
+"""Parameter resolution and memory accounting for the clustering oracle.
+
+The parameters themselves are checked against the oracle's
+``_parameter_constraints`` (:mod:`statlearn.base`) before :func:`resolve`
+runs; it only combines them (defaults, the cross-parameter rules, the memory
+budget) for a graph with ``n`` vertices.
+"""
 
 from __future__ import annotations
 
 import math
-import numbers
 from dataclasses import dataclass
 
-import numpy as np
-from sklearn.exceptions import NotFittedError
+from statlearn.utils._validation import _scalar
 
-from statlearn.utils import check_int
-
-__all__ = ["ParamsMixin", "default_n_repeats", "memory_layout", "Resolved"]
+__all__ = ["default_n_repeats", "memory_layout", "Resolved"]
 
 #: words per buffered walk endpoint in the batched estimator (a bare endpoint list)
 WORDS_PER_ENDPOINT = 1
@@ -69,31 +71,29 @@ class Resolved:
     fast: bool = False
 
 
-def _opt_int(value, name, low):
-    if value is None:
-        return None
-    return check_int(value, name, low=low)
+def _opt_int(value):
+    """An already validated optional int parameter as a Python int (or None)."""
+    return None if value is None else int(_scalar(value))
 
 
 def resolve(est, n: int, n_candidates: int) -> Resolved:
-    """Resolve the oracle's defaults for a graph with ``n`` vertices (spec section 4)."""
-    k = check_int(est.n_clusters, "n_clusters", low=1)
+    """Resolve the oracle's defaults for a graph with ``n`` vertices (spec section 4).
+
+    The parameters must have passed the oracle's constraint check.
+    """
+    k = int(_scalar(est.n_clusters))
     if k > n:
         raise ValueError(f"n_clusters must be at most the number of vertices {n}, got {k}.")
-    gamma = est.balance
-    if isinstance(gamma, bool) or not isinstance(gamma, numbers.Real):
-        raise TypeError(f"balance must be a real in (0, 1], got {gamma!r}.")
-    if not 0 < gamma <= 1:
-        raise ValueError(f"balance must be a real in (0, 1], got {gamma!r}.")
-    s = _opt_int(est.n_landmarks, "n_landmarks", 1)
+    gamma = float(_scalar(est.balance))
+    s = _opt_int(est.n_landmarks)
     if s is None:
         s = math.ceil(10 * k * math.log(k + 1) + 20)
-    sc = _opt_int(est.n_cluster_landmarks, "n_cluster_landmarks", 1)
+    sc = _opt_int(est.n_cluster_landmarks)
     if sc is None:
         sc = math.ceil(10 * k * math.log(k + 1) / gamma)
     if k > 1 and k >= s:
         raise ValueError(f"n_clusters must be below n_landmarks={s}, got {k}.")
-    reps = _opt_int(est.n_repeats, "n_repeats", 1)
+    reps = _opt_int(est.n_repeats)
     if reps is None:
         reps = default_n_repeats(n)
     prior = est.mode == "prior"
@@ -111,9 +111,9 @@ def resolve(est, n: int, n_candidates: int) -> Resolved:
     if prior and est.batch_size is not None:
         raise ValueError("batch_size is not used with mode='prior' (it stores all n_walks "
                          "endpoints); set n_walks or memory_budget instead.")
-    b = _opt_int(est.batch_size, "batch_size", 1)
-    r = _opt_int(est.n_walks, "n_walks", 1)
-    budget = _opt_int(est.memory_budget, "memory_budget", 1)
+    b = _opt_int(est.batch_size)
+    r = _opt_int(est.n_walks)
+    budget = _opt_int(est.memory_budget)
     if budget is not None:
         with_walks, without = memory_layout(s, sc, k, reps, n_candidates)
         free = budget - with_walks
@@ -150,67 +150,9 @@ def resolve(est, n: int, n_candidates: int) -> Resolved:
         raise ValueError("n_walks is too large: 2 * n_walks must stay below 2**32.")
     buffer_words = 2 * b if prior else WORDS_PER_ENDPOINT * b
     if est.threshold is None:
-        scale = est.threshold_scale
-        if isinstance(scale, bool) or not isinstance(scale, numbers.Real):
-            raise TypeError(f"threshold_scale must be a positive real, got {scale!r}.")
-        if not scale > 0:
-            raise ValueError(f"threshold_scale must be a positive real, got {scale!r}.")
-        theta = float(scale) * gamma * k / n
+        theta = float(_scalar(est.threshold_scale)) * gamma * k / n
     else:
-        theta = est.threshold
-        if isinstance(theta, bool) or not isinstance(theta, numbers.Real) or not np.isfinite(
-                theta):
-            raise TypeError(f"threshold must be a finite real or None, got {theta!r}.")
-        theta = float(theta)
+        theta = float(_scalar(est.threshold))
     return Resolved(n=n, k=k, s=s, sc=sc, reps=reps, batch_size=b, n_walks=n_batches * b,
                     n_batches=n_batches, buffer_words=buffer_words, threshold=theta,
                     prior=prior, fast=fast)
-
-
-class ParamsMixin:
-    """``get_params`` / ``set_params`` / ``repr`` from the ``__init__`` signature.
-
-    Gives ``clone``, ``GridSearchCV``-style parameter handling and pickling to a
-    class that is not a scikit-learn estimator (it is not fitted on ``X``).
-    """
-
-    @classmethod
-    def _get_param_names(cls):
-        import inspect
-
-        sig = inspect.signature(cls.__init__)
-        return sorted(p.name for p in sig.parameters.values()
-                      if p.name != "self" and p.kind != p.VAR_KEYWORD)
-
-    def get_params(self, deep=True):
-        """Constructor parameters as a dict."""
-        return {name: getattr(self, name) for name in self._get_param_names()}
-
-    def set_params(self, **params):
-        """Set constructor parameters; unknown names raise ``ValueError``."""
-        valid = self._get_param_names()
-        for key, value in params.items():
-            if key not in valid:
-                raise ValueError(f"invalid parameter {key!r} for {type(self).__name__}; "
-                                 f"valid parameters are {valid}.")
-            setattr(self, key, value)
-        return self
-
-    def __repr__(self):
-        import inspect
-
-        sig = inspect.signature(type(self).__init__)
-        parts = []
-        for name, p in sig.parameters.items():
-            if name == "self":
-                continue
-            value = getattr(self, name)
-            if p.default is inspect.Parameter.empty or value is not p.default and (
-                    value != p.default if not isinstance(value, np.ndarray) else True):
-                parts.append(f"{name}={value!r}")
-        return f"{type(self).__name__}({', '.join(parts)})"
-
-    def _check_fitted(self):
-        if not hasattr(self, "n_vertices_"):
-            raise NotFittedError(f"this {type(self).__name__} instance is not fitted yet; call "
-                                 "fit(graph) first.")

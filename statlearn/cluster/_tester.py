@@ -10,6 +10,7 @@ import pandas as pd
 
 from statlearn.utils import Summary, check_int, check_option, check_real, spawn_seeds
 from statlearn.utils._results import compact_repr
+from statlearn.utils._validation import _scalar
 
 from ._graph import as_graph_access
 from ._oracle import _gap_ratio, default_walk_length_candidates
@@ -141,8 +142,8 @@ def test_one_vs_two_clusters(graph, *, walk_length=None, batch_size=None, n_walk
         Numba threads, or on the array-API backends the number of
         pairs walked at once (each holding one batch: memory grows with it and
         with ``batch_size``; default 64 on NumPy). Results do not depend on it.
-    random_state : None, int or SeedSequence
-        Seed.
+    random_state : None, int, SeedSequence, Generator or RandomState
+        Seed (a ``Generator`` or ``RandomState`` gives it by one draw).
 
     Returns
     -------
@@ -161,6 +162,7 @@ def test_one_vs_two_clusters(graph, *, walk_length=None, batch_size=None, n_walk
     g = as_graph_access(graph, max_degree=max_degree)
     n = g.n
     check_option(backend, "backend", list(BACKENDS))
+    walk_length = _scalar(walk_length)
     auto = walk_length is None or (isinstance(walk_length, str) and walk_length == "auto")
     if not auto:
         if isinstance(walk_length, str):
@@ -175,7 +177,9 @@ def test_one_vs_two_clusters(graph, *, walk_length=None, batch_size=None, n_walk
     b = min(b, r)
     n_batches = -(-r // b)
     threshold = check_real(threshold, "threshold")
-    seed_sample, seed_walks, seed_select = spawn_seeds(random_state, 3)
+    if n_jobs is not None:
+        check_int(n_jobs, "n_jobs", low=1)
+    seed_sample, seed_walks, seed_select = spawn_seeds(_scalar(random_state), 3)
     rng = np.random.default_rng(seed_sample)
     sample = rng.integers(0, n, size=s)
     iu, ju = np.triu_indices(s)

@@ -23,6 +23,7 @@ from statlearn.utils import (
     spawn_seeds,
     to_numpy,
 )
+from statlearn.utils._validation import _scalar
 
 from ._graph import GraphAccess, as_graph_access
 from ._kernels import collision_counts_kernel
@@ -379,9 +380,10 @@ def estimate_collision_probabilities(graph, x, y, *, walk_length, n_walks, batch
         Numba threads, or on the array-API backends the number of
         pairs walked at once (each holding one batch: memory grows with it and
         with ``batch_size``; default 64 on NumPy). Results do not depend on it.
-    random_state : None, int or SeedSequence
+    random_state : None, int, SeedSequence, Generator or RandomState
         Seed; estimate ``i`` (in C order of the broadcast pairs) uses keys
-        derived from it and ``i`` only.
+        derived from it and ``i`` only (a ``Generator`` or ``RandomState``
+        gives the seed by one draw).
 
     Returns
     -------
@@ -407,6 +409,7 @@ def estimate_collision_probabilities(graph, x, y, *, walk_length, n_walks, batch
     else:
         b = min(check_int(batch_size, "batch_size", low=1), r)
     check_option(backend, "backend", BACKENDS)
+    prior = _scalar(prior)
     if not isinstance(prior, bool | np.bool_):
         raise TypeError(f"prior must be a bool, got {type(prior).__name__}.")
     if prior:
@@ -414,9 +417,14 @@ def estimate_collision_probabilities(graph, x, y, *, walk_length, n_walks, batch
     n_batches = -(-r // b)
     if 2 * n_batches * b >= 2**32:
         raise ValueError("n_walks is too large: 2 * n_walks must stay below 2**32.")
-    xa, ya = np.broadcast_arrays(_vertices(x, "x", g.n), _vertices(y, "y", g.n))
+    xv, yv = _vertices(x, "x", g.n), _vertices(y, "y", g.n)
+    try:
+        xa, ya = np.broadcast_arrays(xv, yv)
+    except ValueError:
+        raise ValueError(f"x and y must broadcast against each other (one estimate per "
+                         f"pair), got shapes {xv.shape} and {yv.shape}.") from None
     shape = xa.shape
-    seed = spawn_seeds(random_state, 1)[0]
+    seed = spawn_seeds(_scalar(random_state), 1)[0]
     keys = derive_keys(base_words(seed), np.arange(xa.size))
     counts = collision_counts(g, xa.ravel(), ya.ravel(), keys, [t], n_batches, b,
                               backend=backend, n_jobs=n_jobs, prior=bool(prior))
@@ -424,10 +432,17 @@ def estimate_collision_probabilities(graph, x, y, *, walk_length, n_walks, batch
 
 
 def _vertices(v, name, n):
+    """Vertex ids as int64 (integer arrays, or floats holding whole numbers)."""
     arr = np.asarray(v)
+    if arr.size == 0:
+        return arr.astype(np.int64)
+    if arr.dtype != bool and np.issubdtype(arr.dtype, np.floating):
+        if not np.all(np.isfinite(arr)):
+            raise ValueError(f"{name} must hold vertex ids, got NaN or infinite values.")
+        if not np.all(arr == np.round(arr)):
+            raise TypeError(f"{name} must hold integer vertex ids, got fractional values.")
+        arr = arr.astype(np.int64)
     if arr.dtype == bool or not np.issubdtype(arr.dtype, np.integer):
-        if arr.size == 0:
-            return arr.astype(np.int64)
         raise TypeError(f"{name} must hold integer vertex ids, got dtype {arr.dtype}.")
     if arr.size and (arr.min() < 0 or arr.max() >= n):
         bad = arr[(arr < 0) | (arr >= n)].ravel()[0]

@@ -83,6 +83,37 @@ class _SelectorBase(FitStateMixin, BaseEstimator):
             mu = mu[:, 0]
         return mu
 
+    def score(self, X, y):
+        """Power of the selection on ``(X, y)``: the share of the units meeting the
+        condition that are selected.
+
+        The FDR is at most ``q`` whatever the model, so power is what tells
+        models apart: ``GridSearchCV`` and ``cross_val_score`` choose by it.
+        NaN when no unit of ``y`` meets the condition.
+
+        Parameters
+        ----------
+        X : array-like of shape (m, n_features)
+        y : array-like of shape (m,) or (m, T)
+            True responses of the test units.
+
+        Returns
+        -------
+        float
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from statlearn.conformal import ConformalSelector
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.normal(size=(600, 2))
+        >>> y = X[:, 0] + 0.2 * rng.normal(size=600)
+        >>> sel = ConformalSelector(threshold=0.5, q=0.2, random_state=0).fit(X[:400], y[:400])
+        >>> bool(0.5 < sel.score(X[400:], y[400:]) <= 1.0)
+        True
+        """
+        return float(self.select(X, y_true=y).power)
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.target_tags.required = True

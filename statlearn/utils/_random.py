@@ -68,6 +68,8 @@ def spawn_seeds(random_state, n: int) -> list[np.random.SeedSequence]:
     >>> a.spawn_key, b.spawn_key
     ((0,), (1,))
     """
+    if isinstance(random_state, np.ndarray) and random_state.ndim == 0:
+        random_state = random_state[()]  # a 0-d array holding a seed is that seed
     if isinstance(random_state, np.random.SeedSequence):
         return random_state.spawn(n)
     if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool | np.bool_):

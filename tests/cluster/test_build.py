@@ -137,7 +137,7 @@ def test_failed_build_is_flagged_and_cannot_be_resumed():
 
 @pytest.mark.parametrize("kwargs, exc, match", [
     (dict(time_budget=-1.0), ValueError, "time_budget"),
-    (dict(time_budget="1"), ValueError, "time_budget"),
+    (dict(time_budget="1"), TypeError, "time_budget"),
     (dict(progress=1), TypeError, "progress"),
 ])
 def test_bad_build_control_parameters(sbm, kwargs, exc, match):

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
+from statlearn.base import StaleFitError
 from statlearn.cluster import SpectralClusteringOracle
 from statlearn.datasets import make_planted_expanders
 
 
-def test_predictions_use_the_outlier_label_captured_at_fit():
+def test_predictions_never_use_an_outlier_label_set_after_fit():
     A, _ = make_planted_expanders([200, 200], 10, n_bridges=10, random_state=0)
     est = SpectralClusteringOracle(2, walk_length=8, n_repeats=1, random_state=0).fit(A)
     v = np.arange(0, 400, 7)
@@ -17,8 +19,12 @@ def test_predictions_use_the_outlier_label_captured_at_fit():
     before = est.predict(v)
     assert np.all(before == -1)
     est.set_params(outlier_label=99)
-    np.testing.assert_array_equal(est.predict(v), before)
+    # neither the old label (silently) nor the new one (not what fit built): refused
+    with pytest.raises(StaleFitError, match="outlier_label changed since fit"):
+        est.predict(v)
     assert est.outlier_label_ == -1
+    est.set_params(outlier_label=-1)
+    np.testing.assert_array_equal(est.predict(v), before)
 
 
 # ------------------------------------------------------------ memory, measured

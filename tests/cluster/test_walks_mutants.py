@@ -204,8 +204,13 @@ def test_input_messages():
         est(A, 0, 1, walk_length=1, n_walks=2, prior=1)
     with pytest.raises(ValueError, match=r"^n_walks is too large"):
         est(A, 0, 1, walk_length=1, n_walks=2**32)
-    with pytest.raises(TypeError, match=r"^x must hold integer vertex ids, got dtype float64\.$"):
-        est(A, [0.0], 1, walk_length=1, n_walks=2)
+    with pytest.raises(TypeError, match=r"^x must hold integer vertex ids, got fractional "
+                                        r"values\.$"):
+        est(A, [0.5], 1, walk_length=1, n_walks=2)
+    with pytest.raises(ValueError, match=r"^x must hold vertex ids, got NaN or infinite"):
+        est(A, [np.nan], 1, walk_length=1, n_walks=2)
+    with pytest.raises(TypeError, match=r"^x must hold integer vertex ids, got dtype <U1\.$"):
+        est(A, ["0"], 1, walk_length=1, n_walks=2)
     with pytest.raises(TypeError, match=r"^y must hold integer vertex ids, got dtype bool\.$"):
         est(A, 0, [True], walk_length=1, n_walks=2)
     with pytest.raises(IndexError, match=r"^x must hold vertices in \[0, 9\], got 10\.$"):

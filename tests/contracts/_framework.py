@@ -217,6 +217,11 @@ def _plain(x):
     return x
 
 
+def _stream_state(g):
+    return g.bit_generator.state if isinstance(g, np.random.Generator) else g.get_state(
+        legacy=False)
+
+
 def assert_same(a, b, path="result", rtol=0.0):
     """Recursive equality of two results of the same code path (exact by default).
 
@@ -270,9 +275,8 @@ def assert_same(a, b, path="result", rtol=0.0):
         assert a == b, f"{path}: {a!r} != {b!r}"
         return
     if isinstance(a, np.random.Generator | np.random.RandomState):
-        state = (lambda g: g.bit_generator.state if isinstance(g, np.random.Generator)
-                 else g.get_state(legacy=False))
-        assert type(a) is type(b) and repr(state(a)) == repr(state(b)), f"{path}: streams differ"
+        assert type(a) is type(b) and repr(_stream_state(a)) == repr(_stream_state(b)), (
+            f"{path}: streams differ")
         return
     if hasattr(a, "__dict__") and type(a) is type(b):
         assert_same(vars(a), vars(b), path, rtol)

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from statlearn.utils import check_int, check_real, check_rng
+from statlearn.base import ParamsMixin, Real, validate_params
+from statlearn.utils import check_int, check_rng
+from statlearn.utils._validation import _scalar
 
-from ..queueing._base import ParamsMixin
 from . import _kernels as _k
 
 __all__ = ["KLUCB", "ThompsonSampling"]
@@ -21,6 +22,7 @@ class _ArmPolicy(ParamsMixin):
     """Shared state of the built-in solvers (the bandit policy protocol)."""
 
     _code = -1
+    _parameter_constraints: dict = {}
 
     def reset(self, n_arms, horizon, random_state=None):
         """Start a run over ``n_arms`` arms and ``horizon`` rounds.
@@ -39,7 +41,7 @@ class _ArmPolicy(ParamsMixin):
         self._validate()
         self.n_arms_ = check_int(n_arms, "n_arms", low=1)
         self.horizon_ = check_int(horizon, "horizon", low=1)
-        self.state_ = _k.seed_state(check_rng(random_state))
+        self.state_ = _k.seed_state(check_rng(_scalar(random_state)))
         self.counts_ = np.zeros(self.n_arms_)
         self.sums_ = np.zeros(self.n_arms_)
         self._start()
@@ -110,12 +112,14 @@ class KLUCB(_ArmPolicy):
     """
 
     _code = _k.KLUCB
+    _parameter_constraints = {"c": [Real(0, None)]}
 
     def __init__(self, c=3.0):
         self.c = c
 
     def _validate(self):
-        self._c = check_real(self.c, "c", low=0)
+        validate_params(self)
+        self._c = float(_scalar(self.c))
 
     def _params(self):
         self._validate()
@@ -160,14 +164,16 @@ class ThompsonSampling(_ArmPolicy):
     """
 
     _code = _k.THOMPSON
+    _parameter_constraints = {"prior_a": [Real(1, None)], "prior_b": [Real(1, None)]}
 
     def __init__(self, prior_a=1.0, prior_b=1.0):
         self.prior_a = prior_a
         self.prior_b = prior_b
 
     def _validate(self):
-        self._a = check_real(self.prior_a, "prior_a", low=1)
-        self._b = check_real(self.prior_b, "prior_b", low=1)
+        validate_params(self)
+        self._a = float(_scalar(self.prior_a))
+        self._b = float(_scalar(self.prior_b))
 
     def _params(self):
         self._validate()

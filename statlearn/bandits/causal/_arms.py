@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from itertools import chain, combinations, product
 
-from statlearn.utils import check_option
+from statlearn.utils import check_int, check_option
 
 from ._scm import Arm, DiscreteSCM, check_binary_reward
 from ._sets import (
@@ -20,7 +20,9 @@ STRATEGIES = ("POMIS", "MIS", "all-subsets", "all-at-once", "CTF-POMIS", "CTF-MI
 
 
 def _dom(domains, v):
-    return range(domains.get(v, 2) if domains else 2)
+    if not domains:
+        return range(2)
+    return range(check_int(domains.get(v, 2), f"domains[{v!r}]", low=1))
 
 
 def intervention_arms(sets, domains=None):

@@ -4,17 +4,21 @@ from __future__ import annotations
 
 import math
 import numbers
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
+from statlearn.base import Real, validate_params
 from statlearn.simulation import run_study
 from statlearn.utils import Summary, check_int, check_option, check_rng, normal_interval
+from statlearn.utils._validation import _scalar
 
-from .._protocol import check_policy
+from .._protocol import _integer_rounds, _spawn, _study_seed, check_policy
 from . import _kernels as _k
 from ._agents import _ArmPolicy
+from ._graph import _ImmutableParams
 from ._scm import Arm, DiscreteSCM, check_binary_reward
 
 __all__ = ["BanditRun", "BanditSimulationResult", "CausalBandit", "run_bandit",
@@ -23,7 +27,7 @@ __all__ = ["BanditRun", "BanditSimulationResult", "CausalBandit", "run_bandit",
 ENGINES = ("numba", "python")
 
 
-class CausalBandit:
+class CausalBandit(_ImmutableParams):
     """A Bernoulli bandit whose arms are interventions or counterfactual arms on an SCM.
 
     The arm means are computed exactly, once, by enumerating the SCM's
@@ -49,6 +53,13 @@ class CausalBandit:
     means : ndarray of shape (n_arms,)
         Exact ``E[Y]`` of each arm.
 
+    Notes
+    -----
+    The instance is immutable: its arguments are checked and its arm means
+    computed once, at construction. ``get_params`` and
+    :func:`sklearn.base.clone` work; ``set_params`` raises ``TypeError`` (build
+    a new instance instead), so the means can never go stale.
+
     Examples
     --------
     >>> from statlearn.bandits.causal import CausalBandit, arm_set, example_graph, make_xor_scm
@@ -59,9 +70,17 @@ class CausalBandit:
     [0.18, 0.82, 0.5, 0.5]
     """
 
+    _parameter_constraints = {
+        "scm": [DiscreteSCM],
+        "reward": [str],  # a binary node of the SCM, checked below
+        "arms": [Iterable],  # each an Arm valid for the SCM, checked below
+        "optimum": [None, Real(0, 1)],
+    }
+
     def __init__(self, scm, reward, arms, optimum=None):
-        if not isinstance(scm, DiscreteSCM):
-            raise TypeError(f"scm must be a DiscreteSCM, got {type(scm).__name__}.")
+        # the arguments as given, for the parameter check (replaced by their normal form)
+        self.scm, self.reward, self.arms, self.optimum = scm, reward, arms, optimum
+        validate_params(self)
         check_binary_reward(scm, reward)
         arms = list(arms)
         if not arms:
@@ -76,7 +95,7 @@ class CausalBandit:
         best = float(self.means.max())
         if optimum is None:
             optimum = best
-        optimum = float(optimum)
+        optimum = float(_scalar(optimum))
         if not optimum >= best - 1e-12:
             raise ValueError(f"optimum = {optimum} is below the best arm mean {best}.")
         self.optimum = optimum
@@ -98,12 +117,14 @@ def _as_bandit(bandit):
     if isinstance(bandit, str):
         raise TypeError("bandit must be a CausalBandit or a vector of arm means.")
     try:
-        mu = np.asarray(bandit, dtype=float)
+        mu = np.array(bandit, dtype=float)  # a copy, read by value (never by a pandas index)
     except (TypeError, ValueError) as err:
         raise TypeError("bandit must be a CausalBandit or a vector of arm means.") from err
     if mu.ndim != 1 or mu.size < 1:
         raise ValueError(f"bandit means must be a non-empty 1-D vector, got shape {mu.shape}.")
-    if not np.all(np.isfinite(mu)) or mu.min() < 0 or mu.max() > 1:
+    if not np.all(np.isfinite(mu)):
+        raise ValueError("bandit means must not contain NaN or infinite values.")
+    if mu.min() < 0 or mu.max() > 1:
         raise ValueError("bandit means must lie in [0, 1] (Bernoulli rewards).")
     return mu, float(mu.max())
 
@@ -146,7 +167,7 @@ class BanditRun:
 
 
 def _play(policy, mu, optimum, horizon, rng, engine):
-    env_rng, pol_rng = rng.spawn(2)
+    env_rng, pol_rng = _spawn(rng, 2)
     reward_u = env_rng.random(horizon)
     arms = np.zeros(horizon, dtype=np.int64)
     rewards = np.zeros(horizon)
@@ -203,7 +224,7 @@ def run_bandit(policy, bandit, horizon, *, random_state=None, engine=None):
     engine = _resolve_engine(policy, engine)
     mu, optimum = _as_bandit(bandit)
     horizon = check_int(horizon, "horizon", low=1)
-    return _play(policy, mu, optimum, horizon, check_rng(random_state), engine)
+    return _play(policy, mu, optimum, horizon, check_rng(_scalar(random_state)), engine)
 
 
 def _replication(setting, rng):
@@ -221,9 +242,7 @@ def _checkpoints(checkpoints, T):
     if checkpoints is None:
         ck = np.unique(np.round(np.geomspace(1, T, min(T, 60))).astype(np.int64))
         return np.unique(np.append(ck, T))
-    ck = np.asarray(checkpoints)
-    if ck.ndim != 1 or ck.size == 0 or not np.issubdtype(ck.dtype, np.integer):
-        raise TypeError("checkpoints must be a non-empty 1-D sequence of integers.")
+    ck = _integer_rounds(checkpoints, "checkpoints")
     if ck.min() < 1 or ck.max() > T:
         raise ValueError(f"checkpoints must lie in [1, horizon] = [1, {T}].")
     return np.unique(np.append(ck, T)).astype(np.int64)
@@ -248,7 +267,9 @@ def simulate_bandit(policy, bandit, horizon, n_reps=100, *, checkpoints=None, ra
     checkpoints : sequence of int, optional
         Rounds at which regret is recorded (``horizon`` is always added);
         default about 60 log-spaced rounds.
-    random_state : int or None, default=0
+    random_state : None, int, SeedSequence, Generator or RandomState, default=0
+        Root seed; a ``SeedSequence``, ``Generator`` or ``RandomState`` gives it
+        by one draw (the same seeded object gives the same runs).
     engine : {"numba", "python"} or None
     n_jobs, backend, progress, store
         Passed to :func:`~statlearn.simulation.run_study`.
@@ -270,8 +291,7 @@ def simulate_bandit(policy, bandit, horizon, n_reps=100, *, checkpoints=None, ra
     mu, optimum = _as_bandit(bandit)
     T = check_int(horizon, "horizon", low=1)
     n_reps = check_int(n_reps, "n_reps", low=1)
-    if random_state is not None and not isinstance(random_state, numbers.Integral):
-        raise TypeError(f"random_state must be an int or None, got {random_state!r}.")
+    random_state = _study_seed(random_state)
     if isinstance(policy, _ArmPolicy):
         policy._validate()
     ck = _checkpoints(checkpoints, T)

@@ -4,7 +4,34 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from statlearn.base import ParamsMixin, validate_params
+
 __all__ = ["CausalDiagram", "example_graph", "EXAMPLE_GRAPHS"]
+
+
+class _ImmutableParams(ParamsMixin):
+    """``get_params`` and ``clone`` for an immutable object; ``set_params`` refuses.
+
+    Diagrams, SCMs and bandit instances check their arguments and derive their
+    structure (orders, exogenous scopes, exact arm means) once, at
+    construction: changing a parameter afterwards would leave that structure
+    stale, so a changed object is built anew.
+    """
+
+    _immutable = True  # the contract suite rebuilds instead of calling set_params
+
+    def set_params(self, **params):
+        """Refused (``TypeError``): the object is immutable; build a new one."""
+        if not params:
+            return self
+        name = type(self).__name__
+        raise TypeError(
+            f"{name} is immutable (its arguments are checked and its structure derived at "
+            f"construction), so set_params({', '.join(sorted(params))}=...) is refused; "
+            f"build a new one: {name}(**{{**obj.get_params(deep=False), ...}}).")
+
+    def __sklearn_clone__(self):
+        return type(self)(**self.get_params(deep=False))
 
 
 def _pair(edge, kind):
@@ -16,7 +43,7 @@ def _pair(edge, kind):
     return edge
 
 
-class CausalDiagram:
+class CausalDiagram(_ImmutableParams):
     """A causal diagram: a DAG over observed variables plus bidirected confounder edges.
 
     A bidirected edge ``A <-> B`` stands for an unobserved common cause of
@@ -50,8 +77,17 @@ class CausalDiagram:
     frozenset()
     """
 
+    _parameter_constraints = {
+        "nodes": [Iterable],  # each name, and that it is not one string, checked below
+        "directed": [Iterable],  # each edge checked below
+        "bidirected": [Iterable],
+    }
+
     def __init__(self, nodes, directed=(), bidirected=()):
-        if isinstance(nodes, str) or not isinstance(nodes, Iterable):
+        # the arguments as given, for the parameter check (replaced by their normal form)
+        self._nodes, self._directed, self._bidirected = nodes, directed, bidirected
+        validate_params(self)
+        if isinstance(nodes, str):
             raise TypeError(f"nodes must be an iterable of names, got {type(nodes).__name__}.")
         nodes = tuple(nodes)
         for v in nodes:
@@ -225,7 +261,9 @@ class CausalDiagram:
         return out
 
     def confounded(self, a, b) -> bool:
-        """Whether ``a <-> b`` is an edge."""
+        """Whether ``a <-> b`` is an edge (both must be nodes of the diagram)."""
+        self._check_nodes({a}, "a")
+        self._check_nodes({b}, "b")
         return frozenset((a, b)) in self._bidirected
 
     # -- operations --------------------------------------------------------

@@ -8,9 +8,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from statlearn.utils import check_int, check_rng
+from statlearn.base import validate_params
+from statlearn.utils import check_int, check_real, check_rng
+from statlearn.utils._validation import _scalar
 
-from ._graph import CausalDiagram
+from ._graph import CausalDiagram, _ImmutableParams
 from ._sets import check_reward, realizability_conflict
 
 __all__ = ["Arm", "DiscreteSCM", "make_random_scm", "make_xor_scm"]
@@ -25,7 +27,8 @@ def _norm_do(do):
     for k, v in do.items():
         if not isinstance(k, str):
             raise TypeError(f"do keys must be variable names, got {k!r}.")
-        if isinstance(v, bool) or not isinstance(v, int | np.integer):
+        v = _scalar(v)
+        if isinstance(v, bool | np.bool_) or not isinstance(v, int | np.integer):
             raise TypeError(f"do[{k!r}] must be an integer value, got {v!r}.")
         out.append((k, int(v)))
     return tuple(sorted(out))
@@ -41,7 +44,8 @@ def _norm_cut(cut):
     for e, v in cut.items():
         if isinstance(e, str) or not isinstance(e, tuple) or len(e) != 2:
             raise TypeError(f"cut keys must be (parent, child) pairs, got {e!r}.")
-        if isinstance(v, bool) or not isinstance(v, int | np.integer):
+        v = _scalar(v)
+        if isinstance(v, bool | np.bool_) or not isinstance(v, int | np.integer):
             raise TypeError(f"cut[{e!r}] must be an integer value, got {v!r}.")
         out.append(((str(e[0]), str(e[1])), int(v)))
     return tuple(sorted(out))
@@ -107,7 +111,7 @@ class Arm:
         return f"Arm({self})"
 
 
-class DiscreteSCM:
+class DiscreteSCM(_ImmutableParams):
     """A structural causal model with finite domains, compatible with a causal diagram.
 
     Every variable ``V`` takes values ``0 .. domains[V] - 1`` and is computed
@@ -136,6 +140,12 @@ class DiscreteSCM:
         summing to one, an exogenous scope with unknown nodes, or a shared
         exogenous variable without the matching bidirected edge.
 
+    Notes
+    -----
+    The model is immutable (the probability vectors are copied):
+    ``get_params`` and :func:`sklearn.base.clone` work, ``set_params`` raises
+    ``TypeError``; a bandit built on it keeps exact arm means.
+
     Examples
     --------
     The spec's worked example: ``X = N_X``, ``W = X xor U``, ``Y = W xor U xor X``
@@ -154,11 +164,18 @@ class DiscreteSCM:
     0.8
     """
 
+    _parameter_constraints = {
+        "graph": [CausalDiagram],
+        "mechanisms": [Mapping],  # one callable per node, checked below
+        "exogenous": [Mapping],  # scopes and probabilities checked below
+        "domains": [None, Mapping],
+    }
+
     def __init__(self, graph, mechanisms, exogenous, domains=None):
-        if not isinstance(graph, CausalDiagram):
-            raise TypeError(f"graph must be a CausalDiagram, got {type(graph).__name__}.")
-        if not isinstance(mechanisms, Mapping):
-            raise TypeError("mechanisms must be a mapping {node: callable}.")
+        # the arguments as given, for the parameter check (replaced by their normal form)
+        self.graph, self.mechanisms, self.exogenous, self.domains = (graph, mechanisms,
+                                                                     exogenous, domains)
+        validate_params(self)
         missing = [v for v in graph.nodes if v not in mechanisms]
         if missing:
             raise ValueError(f"mechanisms are missing for {missing}.")
@@ -170,15 +187,11 @@ class DiscreteSCM:
                 raise TypeError(f"mechanisms[{v!r}] must be callable.")
         doms = {}
         domains = {} if domains is None else domains
-        if not isinstance(domains, Mapping):
-            raise TypeError("domains must be a mapping {node: size}.")
         unknown = sorted(str(k) for k in domains if k not in graph)
         if unknown:
             raise ValueError(f"domains given for unknown nodes {unknown}.")
         for v in graph.nodes:
             doms[v] = check_int(domains.get(v, 2), f"domains[{v!r}]", low=1)
-        if not isinstance(exogenous, Mapping):
-            raise TypeError("exogenous must be a mapping {name: (scope, probabilities)}.")
         exo = {}
         for name, spec in exogenous.items():
             if not isinstance(name, str):
@@ -188,10 +201,18 @@ class DiscreteSCM:
             scope = graph._check_nodes(spec[0], f"exogenous[{name!r}] scope")
             if not scope:
                 raise ValueError(f"exogenous[{name!r}] has an empty scope.")
-            p = np.asarray(spec[1], dtype=float)
+            try:
+                p = np.array(spec[1], dtype=float)  # a copy: the model never changes
+            except (TypeError, ValueError) as err:
+                raise TypeError(f"exogenous[{name!r}] probabilities must be real numbers, "
+                                f"got {spec[1]!r}.") from err
             if p.ndim != 1 or p.size < 1:
                 raise ValueError(f"exogenous[{name!r}] probabilities must be a 1-D vector.")
-            if not np.all(np.isfinite(p)) or np.any(p < 0) or np.any(p > 1):
+            if not np.all(np.isfinite(p)):
+                raise ValueError(f"exogenous[{name!r}] probabilities must not contain NaN or "
+                                 f"infinite values, got {p.tolist()}.")
+            p.flags.writeable = False
+            if np.any(p < 0) or np.any(p > 1):
                 raise ValueError(
                     f"exogenous[{name!r}] probabilities must lie in [0, 1], got {p.tolist()}.")
             if abs(p.sum() - 1.0) > 1e-9:
@@ -218,7 +239,7 @@ class DiscreteSCM:
     def sample_exogenous(self, n, random_state=None):
         """Draw ``n`` units ``u ~ P(U)``: a dict of integer arrays."""
         n = check_int(n, "n", low=1)
-        rng = check_rng(random_state)
+        rng = check_rng(_scalar(random_state))
         return {name: rng.choice(p.size, size=n, p=p) for name, (_, p) in self.exogenous.items()}
 
     def enumerate_exogenous(self):
@@ -261,6 +282,58 @@ class DiscreteSCM:
                     f"cut value {p}={v} is outside the domain 0..{self.domains[p] - 1}.")
         return arm
 
+    @staticmethod
+    def _int_values(values, name, size, n=None):
+        """``values`` as a 1-D int64 array in ``0..size-1`` (integral floats accepted)."""
+        arr = np.asarray(values)
+        if arr.ndim != 1:
+            raise ValueError(f"{name} must be a 1-D array of values, got shape {arr.shape}.")
+        if n is not None and arr.shape[0] != n:
+            raise ValueError(f"{name} must have one value per unit ({n}), got {arr.shape[0]}.")
+        if arr.dtype == np.bool_ or np.issubdtype(arr.dtype, np.integer):
+            arr = arr.astype(np.int64)
+        elif np.issubdtype(arr.dtype, np.floating):
+            if not np.all(np.isfinite(arr)):
+                raise ValueError(f"{name} must not contain NaN or infinite values.")
+            if not np.all(arr == np.round(arr)):
+                raise ValueError(f"{name} must hold integer values.")
+            arr = arr.astype(np.int64)
+        else:
+            raise TypeError(f"{name} must hold integer values, got dtype {arr.dtype}.")
+        if arr.size and (arr.min() < 0 or arr.max() >= size):
+            raise ValueError(f"{name} must lie in 0..{size - 1}, got values "
+                             f"{int(arr.min())}..{int(arr.max())}.")
+        return arr
+
+    def _check_units(self, u):
+        """The exogenous values ``u``: every name of ``exogenous``, one value per unit."""
+        if not isinstance(u, Mapping):
+            raise TypeError(f"u must be a mapping {{exogenous name: values}}, got "
+                            f"{type(u).__name__}.")
+        unknown = sorted(str(k) for k in u if k not in self.exogenous)
+        if unknown:
+            raise ValueError(f"u has unknown exogenous variables {unknown}; the model has "
+                             f"{list(self.exogenous)}.")
+        missing = [k for k in self.exogenous if k not in u]
+        if missing:
+            raise ValueError(f"u is missing the exogenous variables {missing}.")
+        out, n = {}, None
+        for name, (_, p) in self.exogenous.items():
+            out[name] = self._int_values(u[name], f"u[{name!r}]", p.size, n)
+            n = out[name].shape[0]
+        return out, (1 if n is None else n)
+
+    def _check_fixed(self, fixed, n):
+        """Per-unit values replacing variables: nodes of the graph, in their domains."""
+        if fixed is None:
+            return {}
+        if not isinstance(fixed, Mapping):
+            raise TypeError(f"fixed must be a mapping {{variable: values}}, got "
+                            f"{type(fixed).__name__}.")
+        self.graph._check_nodes(set(fixed), "fixed")
+        return {v: self._int_values(x, f"fixed[{v!r}]", self.domains[v], n)
+                for v, x in fixed.items()}
+
     def evaluate(self, u, arm=None, fixed=None):
         """All variables for the units ``u`` under ``arm``.
 
@@ -280,15 +353,15 @@ class DiscreteSCM:
         """
         arm = self._check_arm(arm)
         do, cut = arm.do_dict, arm.cut_dict
-        fixed = fixed or {}
-        n = len(next(iter(u.values()))) if u else 1
+        u, n = self._check_units(u)
+        fixed = self._check_fixed(fixed, n)
         vals = {}
         for v in self.graph.topological_order():
             if v in do:
                 vals[v] = np.full(n, do[v], dtype=np.int64)
                 continue
             if v in fixed:
-                vals[v] = np.asarray(fixed[v], dtype=np.int64)
+                vals[v] = fixed[v]
                 continue
             pa = {p: (np.full(n, cut[(p, v)], dtype=np.int64) if (p, v) in cut else vals[p])
                   for p in self.graph.sort(self.graph.parents(v))}
@@ -458,14 +531,34 @@ def make_xor_scm(graph, noise, confounders=None, negate=()):
     """
     if not isinstance(graph, CausalDiagram):
         raise TypeError(f"graph must be a CausalDiagram, got {type(graph).__name__}.")
+    if not isinstance(noise, Mapping):
+        raise TypeError(f"noise must be a mapping {{node: P(U_node = 1)}}, got "
+                        f"{type(noise).__name__}.")
+    graph._check_nodes(set(noise), "noise")
     exo = {}
     for v, p in noise.items():
-        exo[f"U_{v}"] = ([v], [1.0 - float(p), float(p)])
-    conf = {} if confounders is None else {frozenset(k): v for k, v in confounders.items()}
+        p = check_real(p, f"noise[{v!r}]", low=0, high=1)
+        exo[f"U_{v}"] = ([v], [1.0 - p, p])
+    conf = {}
+    if confounders is not None:
+        if not isinstance(confounders, Mapping):
+            raise TypeError("confounders must be a mapping {(node, node): P(U = 1)}, got "
+                            f"{type(confounders).__name__}.")
+        for k, p in confounders.items():
+            e = frozenset(k) if not isinstance(k, str) else None
+            if e is None or len(e) != 2:
+                raise ValueError(f"confounders keys must be pairs of nodes, got {k!r}.")
+            graph._check_nodes(e, "confounders")
+            if e not in graph.bidirected:
+                a, b = graph.sort(e)
+                raise ValueError(f"confounders has {k!r}, but the graph has no bidirected "
+                                 f"edge {a!r} <-> {b!r}; its confounded pairs are "
+                                 f"{[tuple(graph.sort(x)) for x in graph.bidirected]}.")
+            conf[e] = check_real(p, f"confounders[{k!r}]", low=0, high=1)
     for e in graph.bidirected:
-        p = float(conf.get(e, 0.5))
+        p = conf.get(e, 0.5)
         exo[_confounder_name(e)] = (graph.sort(e), [1.0 - p, p])
-    neg = set(negate)
+    neg = graph._check_nodes(negate, "negate")
     mech = {v: _XorMechanism(v in neg) for v in graph.nodes}
     return DiscreteSCM(graph, mech, exo)
 
@@ -488,8 +581,11 @@ def make_random_scm(graph, random_state=None, *, noise_range=(0.05, 0.95)):
     """
     if not isinstance(graph, CausalDiagram):
         raise TypeError(f"graph must be a CausalDiagram, got {type(graph).__name__}.")
-    rng = check_rng(random_state)
-    lo, hi = noise_range
+    rng = check_rng(_scalar(random_state))
+    if isinstance(noise_range, str) or np.shape(noise_range) != (2,):
+        raise ValueError(f"noise_range must be a pair (low, high), got {noise_range!r}.")
+    lo, hi = (check_real(x, f"noise_range[{i}]") for i, x in enumerate(np.asarray(
+        noise_range, dtype=object)))
     if not 0.0 <= lo <= hi <= 1.0:
         raise ValueError(f"noise_range must satisfy 0 <= low <= high <= 1, got {noise_range}.")
     exo = {}

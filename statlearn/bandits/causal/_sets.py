@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from itertools import chain, combinations
 
+from statlearn.utils import check_int
+
 from ._graph import CausalDiagram
 
 __all__ = [
@@ -440,8 +442,9 @@ def realizability_conflict(graph, reward, arm):
         if not hasattr(w, "items"):
             raise TypeError(f"arm[{x!r}] must be a mapping of regime variables to values.")
         ws = graph._check_nodes(set(w), f"arm[{x!r}]")
+        values = {k: check_int(w[k], f"arm[{x!r}][{k!r}]") for k in ws}
         g_w = graph.do(ws)
         for v in g_w.ancestors(x) - ws:
             anc = g_w.ancestors(v)
-            tag(v, frozenset((k, w[k]) for k in ws if k in anc))
+            tag(v, frozenset((k, values[k]) for k in ws if k in anc))
     return next((v for v in graph.nodes if len(tags.get(v, ())) > 1), None)

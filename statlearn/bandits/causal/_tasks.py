@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from statlearn.utils import check_option, check_rng
+from statlearn.utils._validation import _scalar
 
 from ._arms import arm_set
 from ._graph import example_graph
@@ -82,7 +83,7 @@ def make_task(name, random_state=None):
     True
     """
     check_option(name, "name", TASKS)
-    rng = check_rng(random_state)
+    rng = check_rng(_scalar(random_state))
     if name.startswith("counterfactual"):
         g, y = example_graph("C56")
         q = 0.5 if name == "counterfactual" else 0.0

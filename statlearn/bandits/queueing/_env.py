@@ -7,12 +7,19 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from statlearn.base import Integral, ParamsMixin, Real, validate_params
 from statlearn.utils import check_array, check_int, check_real, check_rng
+from statlearn.utils._validation import _scalar
 
-from ._base import ParamsMixin, UnstableQueueWarning
+from ._base import UnstableQueueWarning
 from ._estimator import _rowdot, sigmoid_np
 
 __all__ = ["ContextualQueueEnv", "QueueRandomness", "make_queueing_instance"]
+
+
+def _rng(random_state):
+    """:func:`check_rng`, with a seed given as a 0-d array read as the int it holds."""
+    return check_rng(_scalar(random_state))
 
 
 @dataclass(frozen=True, eq=False)
@@ -129,25 +136,30 @@ class ContextualQueueEnv(ParamsMixin):
         self.max_attempts = max_attempts
         self.random_state = random_state
 
+    _parameter_constraints = {
+        "thetas": ["array-like"],  # shape and finiteness checked by check_array below
+        "arrival_rate": [Real(0, 1)],
+        "context_sampler": [None, "callable"],
+        "context_sequence": [None, "array-like"],  # its columns are checked against thetas
+        "slack": [None, Real(0, 1, closed="neither")],
+        "max_attempts": [Integral(1)],
+        "random_state": ["random_state"],
+    }
+
     # ------------------------------------------------------------------ checks
     def _validate(self):
+        validate_params(self)
         thetas = check_array(self.thetas, "thetas", dtype=np.float64)
-        lam = check_real(self.arrival_rate, "arrival_rate", low=0, high=1)
+        lam = float(_scalar(self.arrival_rate))
         if self.slack is not None:
-            eps = check_real(self.slack, "slack", low=0, high=1, closed="neither")
+            eps = float(_scalar(self.slack))
             if lam + eps >= 1:
                 raise ValueError(
                     f"arrival_rate + slack must be below 1 (no logistic rate reaches 1), got "
                     f"{lam} + {eps} = {lam + eps}."
                 )
-        check_int(self.max_attempts, "max_attempts", low=1)
         if self.context_sampler is not None and self.context_sequence is not None:
             raise ValueError("give either context_sampler or context_sequence, not both.")
-        if self.context_sampler is not None and not callable(self.context_sampler):
-            raise TypeError(
-                "context_sampler must be callable as context_sampler(rng, n), got "
-                f"{type(self.context_sampler).__name__}."
-            )
         if self.context_sequence is not None:
             seq = check_array(self.context_sequence, "context_sequence", dtype=np.float64)
             if seq.shape[1] != thetas.shape[1]:
@@ -156,13 +168,13 @@ class ContextualQueueEnv(ParamsMixin):
                     f"(as thetas), got {seq.shape[1]}."
                 )
             if self.slack is not None:
-                ok = self._best_rate(seq, thetas) >= lam + self.slack
+                ok = self._best_rate(seq, thetas) >= lam + eps
                 if not ok.all():
                     i = int(np.flatnonzero(~ok)[0])
                     raise ValueError(
                         f"context_sequence violates the slack assumption: row {i} has best "
                         f"service rate {self._best_rate(seq[i:i + 1], thetas)[0]:.4g} < "
-                        f"arrival_rate + slack = {lam + self.slack:.4g}."
+                        f"arrival_rate + slack = {lam + eps:.4g}."
                     )
         return thetas
 
@@ -239,7 +251,7 @@ class ContextualQueueEnv(ParamsMixin):
         n = check_int(n, "n", low=0)
         if self.context_sequence is not None:
             raise ValueError("sample_contexts needs a stochastic context law, not a sequence.")
-        return self._contexts(thetas, n, check_rng(random_state))
+        return self._contexts(thetas, n, _rng(random_state))
 
     def _accept(self, cand, thetas, level):
         """``max_k mu(x^T theta_k) >= level`` for each candidate row, as ``_best_rate``.
@@ -351,7 +363,7 @@ class ContextualQueueEnv(ParamsMixin):
             X = check_array(self.context_sequence, "context_sequence", dtype=np.float64)
         else:
             X, _ = self._contexts(thetas, check_int(n_samples, "n_samples", low=1),
-                                  check_rng(random_state))
+                                  _rng(random_state))
         top = float(self._best_rate(X, thetas).max()) if X.shape[0] else 0.0
         if float(self.arrival_rate) >= top:
             warnings.warn(
@@ -400,7 +412,7 @@ class ContextualQueueEnv(ParamsMixin):
                 f"context_sequence has {np.shape(self.context_sequence)[0]} rows but horizon = "
                 f"{T} rounds need one row per round."
             )
-        return self._draw(thetas, T, check_rng(random_state))
+        return self._draw(thetas, T, _rng(random_state))
 
     def _draw(self, thetas, T, rng):
         """:meth:`sample_randomness` without validation (``thetas`` already checked)."""
@@ -552,7 +564,7 @@ def make_queueing_instance(n_servers=5, n_features=5, arrival_rate=0.7, slack=0.
     d = check_int(n_features, "n_features", low=1)
     check_real(min_acceptance, "min_acceptance", low=0, high=1)
     tries = check_int(max_tries, "max_tries", low=1)
-    rng = check_rng(random_state)
+    rng = _rng(random_state)
     for _ in range(tries):
         thetas = rng.uniform(-1.0, 1.0, size=(K, d))
         env = ContextualQueueEnv(thetas, arrival_rate, slack=slack)

@@ -8,9 +8,9 @@ import warnings
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
+from statlearn.base import Integral, ParamsMixin, Real, validate_params
 from statlearn.utils import check_array, check_int, check_real
-
-from ._base import ParamsMixin
+from statlearn.utils._validation import _scalar
 
 __all__ = ["LogisticUCBEstimator", "confidence_radius_np", "sigmoid_np"]
 
@@ -119,6 +119,13 @@ class LogisticUCBEstimator(ParamsMixin):
     True
     """
 
+    _parameter_constraints = {
+        "lam_reg": [Real(0, None, closed="neither")],
+        "refit_growth": [Real(0, None)],
+        "max_iter": [Integral(1)],
+        "tol": [Real(0, None, closed="neither")],
+    }
+
     def __init__(self, lam_reg=1.0, refit_growth=0.1, max_iter=20, tol=1e-8):
         self.lam_reg = lam_reg
         self.refit_growth = refit_growth
@@ -126,10 +133,7 @@ class LogisticUCBEstimator(ParamsMixin):
         self.tol = tol
 
     def _validate(self):
-        check_real(self.lam_reg, "lam_reg", low=0, closed="neither")
-        check_real(self.refit_growth, "refit_growth", low=0)
-        check_int(self.max_iter, "max_iter", low=1)
-        check_real(self.tol, "tol", low=0, closed="neither")
+        validate_params(self)
 
     def initialize(self, n_servers, n_features, theta_init=None):
         """Start from no data: ``theta = theta_init`` (zeros by default), ``V = lam I``.
@@ -147,10 +151,10 @@ class LogisticUCBEstimator(ParamsMixin):
         """
         self._validate()
         # parameters are captured here: set_params takes effect at the next initialize
-        self._lam = float(self.lam_reg)
-        self._growth = float(self.refit_growth)
-        self._max_iter = int(self.max_iter)
-        self._tol = float(self.tol)
+        self._lam = float(_scalar(self.lam_reg))
+        self._growth = float(_scalar(self.refit_growth))
+        self._max_iter = int(_scalar(self.max_iter))
+        self._tol = float(_scalar(self.tol))
         K = check_int(n_servers, "n_servers", low=1)
         d = check_int(n_features, "n_features", low=1)
         lam = self._lam
@@ -265,10 +269,12 @@ class LogisticUCBEstimator(ParamsMixin):
         """
         self._check_ready()
         d = self.theta_.shape[1]
-        S = math.sqrt(d) if norm_bound is None else float(norm_bound)
-        check_real(delta, "delta", low=0, high=1, closed="neither")
-        return np.array([confidence_radius_np(int(n), d, self._lam, float(c_beta),
-                                              float(kappa), S, math.log(1.0 / delta))
+        c_beta = check_real(c_beta, "c_beta", low=0)
+        kappa = check_real(kappa, "kappa", low=0, closed="neither")
+        S = math.sqrt(d) if norm_bound is None else check_real(norm_bound, "norm_bound", low=0)
+        delta = check_real(delta, "delta", low=0, high=1, closed="neither")
+        return np.array([confidence_radius_np(int(n), d, self._lam, c_beta, kappa, S,
+                                              math.log(1.0 / delta))
                          for n in self.n_obs_])
 
     def _check_X(self, X):

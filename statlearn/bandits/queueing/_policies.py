@@ -15,10 +15,11 @@ from abc import ABC, abstractmethod
 
 import numpy as np
 
-from statlearn.utils import check_array, check_int, check_option, check_real, check_rng
+from statlearn.base import Integral, Level, Options, ParamsMixin, Real, validate_params
+from statlearn.utils import check_array, check_int, check_rng
+from statlearn.utils._validation import _scalar
 
 from . import _kernels as _k
-from ._base import ParamsMixin
 from ._estimator import LogisticUCBEstimator, _rowdot, confidence_radius_np, sigmoid_np
 
 __all__ = [
@@ -36,6 +37,7 @@ class _QueuePolicy(ParamsMixin, ABC):
 
     _code = -1
     _learns = False
+    _parameter_constraints: dict = {}
 
     # -- what the kernel needs -------------------------------------------
     @abstractmethod
@@ -71,9 +73,10 @@ class _QueuePolicy(ParamsMixin, ABC):
         self._warn(d, T)
         if random_state is None:
             random_state = getattr(self, "random_state", None)
+        rng = check_rng(_scalar(random_state))
         self.n_servers_, self.n_features_, self.horizon_ = K, d, T
         self.params_ = params
-        self.policy_u_ = draw_policy_uniforms(check_rng(random_state), T)
+        self.policy_u_ = draw_policy_uniforms(rng, T)
         self.n_explore_ = 0
         if self._learns:
             self.estimator_ = LogisticUCBEstimator(
@@ -93,6 +96,8 @@ class _QueuePolicy(ParamsMixin, ABC):
                 f"queue_X must have shape (queue_length, {self.n_features_}), got "
                 f"{queue_X.shape}."
             )
+        if not np.all(np.isfinite(queue_X)):
+            raise ValueError("queue_X must not contain NaN or infinite values.")
         t = check_int(t, "t", low=1, high=self.horizon_)
         return queue_X, t
 
@@ -150,24 +155,40 @@ def draw_policy_uniforms(rng, horizon):
     return rng.random((horizon, 2))
 
 
+#: constraints of the estimator settings every learning policy shares
+_ESTIMATOR_CONSTRAINTS = {
+    "lam_reg": [Real(0, None, closed="neither")],
+    "refit_growth": [Real(0, None)],
+    "max_iter": [Integral(1)],
+    "tol": [Real(0, None, closed="neither")],
+}
+#: constraints of the confidence radius (CQB-Opt, CQB-eps, the FIFO baseline)
+_UCB_CONSTRAINTS = {
+    **_ESTIMATOR_CONSTRAINTS,
+    "c_beta": [Real(0, None)],
+    "kappa": [Real(0, None, closed="neither")],
+    "norm_bound": [None, Real(0, None)],
+    "delta": [None, Level()],
+}
+
+
 def _base_params(lam_reg, refit_growth, max_iter, tol):
+    """Kernel parameter vector of the estimator settings (already validated)."""
     p = np.zeros(_k.N_PARAMS)
-    p[0] = check_real(lam_reg, "lam_reg", low=0, closed="neither")
-    p[7] = check_real(refit_growth, "refit_growth", low=0)
-    p[8] = check_int(max_iter, "max_iter", low=1)
-    p[9] = check_real(tol, "tol", low=0, closed="neither")
+    p[0] = float(_scalar(lam_reg))
+    p[7] = float(_scalar(refit_growth))
+    p[8] = int(_scalar(max_iter))
+    p[9] = float(_scalar(tol))
     p[10] = 1.0
     return p
 
 
 def _ucb_params(self, d, T):
     p = _base_params(self.lam_reg, self.refit_growth, self.max_iter, self.tol)
-    p[1] = check_real(self.c_beta, "c_beta", low=0)
-    p[2] = check_real(self.kappa, "kappa", low=0, closed="neither")
-    p[3] = math.sqrt(d) if self.norm_bound is None else check_real(
-        self.norm_bound, "norm_bound", low=0)
-    delta = 1.0 / T if self.delta is None else check_real(
-        self.delta, "delta", low=0, high=1, closed="neither")
+    p[1] = float(_scalar(self.c_beta))
+    p[2] = float(_scalar(self.kappa))
+    p[3] = math.sqrt(d) if self.norm_bound is None else float(_scalar(self.norm_bound))
+    delta = 1.0 / T if self.delta is None else float(_scalar(self.delta))
     p[4] = math.log(1.0 / delta) if delta < 1.0 else 0.0
     return p
 
@@ -217,11 +238,13 @@ class OraclePolicy(_QueuePolicy):
     """
 
     _code = _k.ORACLE
+    _parameter_constraints = {"thetas": ["array-like"]}  # shape checked in reset
 
     def __init__(self, thetas):
         self.thetas = thetas
 
     def _prepare(self, n_servers, n_features, horizon):
+        validate_params(self)
         th = check_array(self.thetas, "thetas", dtype=np.float64)
         if th.shape != (n_servers, n_features):
             raise ValueError(
@@ -256,11 +279,13 @@ class RandomPolicy(_QueuePolicy):
     """
 
     _code = _k.RANDOM
+    _parameter_constraints = {"random_state": ["random_state"]}
 
     def __init__(self, random_state=None):
         self.random_state = random_state
 
     def _prepare(self, n_servers, n_features, horizon):
+        validate_params(self)
         return self._code, np.zeros(_k.N_PARAMS), np.zeros((n_servers, n_features))
 
     def _select(self, queue_X, t):
@@ -338,6 +363,16 @@ class CQBEpsilon(_QueuePolicy):
 
     _code = _k.CQB_EPS
     _learns = True
+    _parameter_constraints = {
+        "tau": [None, Integral(0)],
+        "c_tau": [Real(0, None)],
+        "sigma0_sq": [Real(0, None, closed="neither")],
+        "slack": [Real(0, 1, closed="neither")],
+        "explore_rate": [None, Real(0, 1)],
+        "exploit": [Options(["ucb", "greedy"])],
+        **_UCB_CONSTRAINTS,
+        "random_state": ["random_state"],
+    }
 
     def __init__(self, tau=None, c_tau=0.01, sigma0_sq=1 / 3, slack=0.1, explore_rate=None,
                  exploit="ucb", lam_reg=1.0, c_beta=0.01, kappa=10.0, norm_bound=None,
@@ -369,21 +404,23 @@ class CQBEpsilon(_QueuePolicy):
         >>> CQBEpsilon(c_tau=1.0).exploration_length(5, 5000) > 5000
         True
         """
+        validate_params(self)
         d = check_int(n_features, "n_features", low=1)
         T = check_int(horizon, "horizon", low=1)
         if self.tau is not None:
-            return check_int(self.tau, "tau", low=0)
-        c = check_real(self.c_tau, "c_tau", low=0)
-        s2 = check_real(self.sigma0_sq, "sigma0_sq", low=0, closed="neither")
-        eps = check_real(self.slack, "slack", low=0, high=1, closed="neither")
+            return int(_scalar(self.tau))
+        c = float(_scalar(self.c_tau))
+        s2 = float(_scalar(self.sigma0_sq))
+        eps = float(_scalar(self.slack))
         return int(math.ceil(c * d * math.log(T) / (s2 ** 2 * eps ** 2)))
 
     def _prepare(self, n_servers, n_features, horizon):
+        tau = self.exploration_length(n_features, horizon)  # validates the parameters
         p = _ucb_params(self, n_features, horizon)
-        p[5] = self.exploration_length(n_features, horizon)
+        p[5] = tau
         p[6] = (horizon ** -0.5 if self.explore_rate is None
-                else check_real(self.explore_rate, "explore_rate", low=0, high=1))
-        p[10] = 1.0 if check_option(self.exploit, "exploit", ["ucb", "greedy"]) == "ucb" else 0.0
+                else float(_scalar(self.explore_rate)))
+        p[10] = 1.0 if self.exploit == "ucb" else 0.0
         return self._code, p, None
 
     def _warn(self, n_features, horizon):
@@ -440,6 +477,7 @@ class CQBOpt(_QueuePolicy):
 
     _code = _k.UCB
     _learns = True
+    _parameter_constraints = dict(_UCB_CONSTRAINTS)
 
     def __init__(self, lam_reg=1.0, c_beta=0.01, kappa=10.0, norm_bound=None, delta=None,
                  refit_growth=0.1, max_iter=20, tol=1e-8):
@@ -453,6 +491,7 @@ class CQBOpt(_QueuePolicy):
         self.tol = tol
 
     def _prepare(self, n_servers, n_features, horizon):
+        validate_params(self)
         return self._code, _ucb_params(self, n_features, horizon), None
 
     def _select(self, queue_X, t):
@@ -527,6 +566,11 @@ class GreedyMLEPolicy(_QueuePolicy):
 
     _code = _k.UCB
     _learns = True
+    _parameter_constraints = {
+        **_ESTIMATOR_CONSTRAINTS,
+        "theta_init": [None, "array-like"],  # shape checked in reset
+        "freeze": ["boolean"],
+    }
 
     def __init__(self, lam_reg=1.0, refit_growth=0.1, max_iter=20, tol=1e-8, theta_init=None,
                  freeze=False):
@@ -538,10 +582,9 @@ class GreedyMLEPolicy(_QueuePolicy):
         self.freeze = freeze
 
     def _prepare(self, n_servers, n_features, horizon):
+        validate_params(self)
         p = _base_params(self.lam_reg, self.refit_growth, self.max_iter, self.tol)
-        if not isinstance(self.freeze, bool | np.bool_):
-            raise TypeError(f"freeze must be a bool, got {type(self.freeze).__name__}.")
-        p[11] = float(self.freeze)
+        p[11] = float(_scalar(self.freeze))
         theta0 = None
         if self.theta_init is not None:
             theta0 = check_array(self.theta_init, "theta_init", dtype=np.float64)

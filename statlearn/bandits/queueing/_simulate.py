@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import numbers
 import warnings
 from dataclasses import dataclass
 
@@ -21,8 +20,9 @@ from statlearn.utils import (
     normal_interval,
 )
 from statlearn.utils._results import compact_repr
+from statlearn.utils._validation import _scalar
 
-from .._protocol import check_policy
+from .._protocol import _integer_rounds, _spawn, _study_seed, check_policy
 from . import _kernels as _k
 from ._env import ContextualQueueEnv, QueueRandomness
 from ._estimator import refit_warning_message
@@ -210,8 +210,8 @@ def run_policy(policy, env, horizon=None, *, randomness=None, random_state=None,
     True
     """
     engine = _check_policy_env(policy, env, engine)
-    rng = check_rng(random_state)
-    env_rng, pol_rng = rng.spawn(2)
+    rng = check_rng(_scalar(random_state))
+    env_rng, pol_rng = _spawn(rng, 2)
     if randomness is None:
         if horizon is None:
             raise ValueError("run_policy needs a horizon or a QueueRandomness.")
@@ -280,9 +280,7 @@ def _replication(setting, rng):
 def _checkpoints(checkpoints, T):
     if checkpoints is None:
         return np.unique(np.round(np.linspace(0, T, min(T, 500) + 1)).astype(np.int64))
-    ck = np.asarray(checkpoints)
-    if ck.ndim != 1 or ck.size == 0 or not np.issubdtype(ck.dtype, np.integer):
-        raise TypeError("checkpoints must be a non-empty 1-D sequence of integers.")
+    ck = _integer_rounds(checkpoints, "checkpoints")
     if ck.min() < 0 or ck.max() > T:
         raise ValueError(f"checkpoints must lie in [0, horizon] = [0, {T}].")
     return np.unique(np.append(ck, T)).astype(np.int64)
@@ -322,8 +320,10 @@ def simulate(policy, env, horizon, n_reps=100, *, common_random_numbers=True, ch
         Compiled loop or the NumPy step-by-step reference; ``None`` picks the
         compiled loop for built-in policies and the Python loop for user
         policies (see :func:`run_policy`).
-    random_state : int or None, default=0
+    random_state : None, int, SeedSequence, Generator or RandomState, default=0
         Root seed; run ``r`` uses ``SeedSequence(random_state, spawn_key=(0, r))``.
+        A ``SeedSequence``, ``Generator`` or ``RandomState`` gives the root seed
+        by one draw (the same seeded object gives the same runs).
     n_jobs, backend, progress, store
         Passed to :func:`~statlearn.simulation.run_study`.
 
@@ -353,12 +353,12 @@ def simulate(policy, env, horizon, n_reps=100, *, common_random_numbers=True, ch
     engine = _check_policy_env(policy, env, engine)
     T = check_int(horizon, "horizon", low=1)
     n_reps = check_int(n_reps, "n_reps", low=1)
+    common_random_numbers = _scalar(common_random_numbers)
     if not isinstance(common_random_numbers, bool | np.bool_):
         raise TypeError(
             f"common_random_numbers must be a bool, got {type(common_random_numbers).__name__}."
         )
-    if random_state is not None and not isinstance(random_state, numbers.Integral):
-        raise TypeError(f"random_state must be an int or None, got {random_state!r}.")
+    random_state = _study_seed(random_state)
     ck = _checkpoints(checkpoints, T)
     env._check_horizon(T)  # validates the environment (and a context sequence's length)
     prepared = None

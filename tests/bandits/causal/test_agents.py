@@ -192,5 +192,5 @@ def test_params_and_clone():
     assert pol.get_params() == {"c": 1.5}
     assert clone(pol).c == 1.5 and repr(pol) == "KLUCB(c=1.5)"
     assert ThompsonSampling().set_params(prior_a=2.0).prior_a == 2.0
-    with pytest.raises(ValueError, match="Invalid parameter"):
+    with pytest.raises(ValueError, match="invalid parameter 'alpha'"):
         KLUCB().set_params(alpha=1)

@@ -195,7 +195,7 @@ def test_randomness_is_reproducible_and_params_clone():
     env2 = clone(env)
     assert env2 is not env and np.array_equal(env2.thetas, env.thetas)
     assert env2.get_params()["slack"] == 0.1
-    with pytest.raises(ValueError, match="Invalid parameter"):
+    with pytest.raises(ValueError, match="invalid parameter 'foo'"):
         env2.set_params(foo=1)
     assert "ContextualQueueEnv(thetas=" in repr(env)
 

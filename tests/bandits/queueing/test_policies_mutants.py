@@ -30,6 +30,15 @@ def _exact(msg):
     return "^" + re.escape(msg) + "$"
 
 
+def _param(msg):
+    """A parameter's constraint error: it names the argument, the rule and the value.
+
+    The message starts with the class (``CQBOpt parameter lam_reg must be ...``);
+    only the argument, the rule and the value are matched, not the prefix.
+    """
+    return r"parameter " + re.escape(msg) + "$"
+
+
 def _params(**values):
     """The kernel parameter vector: index -> value, zeros elsewhere."""
     p = np.zeros(K.N_PARAMS)
@@ -131,9 +140,9 @@ def test_parameter_boundaries_and_whole_messages():
         (GreedyMLEPolicy(lam_reg=-1.0), "lam_reg must be in (0, inf), got -1.0."),
     ]
     for pol, msg in bad:
-        with pytest.raises(ValueError, match=_exact(msg)):
+        with pytest.raises(ValueError, match=_param(msg)):
             pol.reset(2, 2, horizon=10)
-    with pytest.raises(TypeError, match=_exact("freeze must be a bool, got str.")):
+    with pytest.raises(TypeError, match=_param("freeze must be a bool, got str 'yes'.")):
         GreedyMLEPolicy(freeze="yes").reset(2, 2, 10)
     with pytest.raises(ValueError, match=_exact("theta_init must have shape (2, 2), got (3, 3).")):
         GreedyMLEPolicy(theta_init=np.zeros((3, 3))).reset(2, 2, 10)
@@ -156,9 +165,12 @@ def test_exploration_length_closed_form():
     assert isinstance(pol.exploration_length(3, 100), int)
     assert CQBEpsilon(c_tau=0.0).exploration_length(3, 100) == 0
     assert CQBEpsilon().exploration_length(3, 1) == 0          # log 1 = 0
-    # an explicit tau is returned as given (and the constants are not consulted)
-    assert CQBEpsilon(tau=0, c_tau=-1.0).exploration_length(3, 100) == 0
-    assert CQBEpsilon(tau=7, slack=2.0).exploration_length(3, 100) == 7
+    # an explicit tau is returned as given; the constants are still checked (every
+    # parameter meets its constraint whether or not this call reads it)
+    assert CQBEpsilon(tau=0, c_tau=0.0).exploration_length(3, 100) == 0
+    assert CQBEpsilon(tau=7, slack=0.9).exploration_length(3, 100) == 7
+    with pytest.raises(ValueError, match=_param("slack must be in (0, 1), got 2.0.")):
+        CQBEpsilon(tau=7, slack=2.0).exploration_length(3, 100)
     # boundaries of the constants
     assert CQBEpsilon(sigma0_sq=1e-3, slack=0.999).exploration_length(1, 2) > 0
     bad = [
@@ -169,7 +181,7 @@ def test_exploration_length_closed_form():
         (CQBEpsilon(slack=1.0), "slack must be in (0, 1), got 1.0."),
     ]
     for pol, msg in bad:
-        with pytest.raises(ValueError, match=_exact(msg)):
+        with pytest.raises(ValueError, match=_param(msg)):
             pol.exploration_length(3, 100)
     with pytest.raises(ValueError, match=_exact("n_features must be in [1, inf], got 0.")):
         CQBEpsilon().exploration_length(0, 100)
@@ -412,7 +424,7 @@ def test_kernel_path_validates_the_parameters_itself():
     # validates it there): max_iter = 0 must be refused, not run with no Newton step
     env = ContextualQueueEnv(np.eye(2), 0.3)
     for pol in (CQBOpt(max_iter=0), GreedyMLEPolicy(max_iter=-1), CQBEpsilon(max_iter=0)):
-        with pytest.raises(ValueError, match=_exact(
+        with pytest.raises(ValueError, match=_param(
                 f"max_iter must be in [1, inf], got {pol.max_iter}.")):
             run_policy(pol, env, horizon=5, random_state=0)
 
