@@ -25,6 +25,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from tests.helpers import names_argument
+
 __all__ = [
     "EstimatorCase",
     "FunctionCase",
@@ -201,13 +203,6 @@ def plant(a, value):
     b = np.array(a, dtype=float, copy=True)
     b.flat[0] = value
     return b
-
-
-def names_argument(exc, name):
-    """Whether the message of ``exc`` names the argument ``name`` (as a word)."""
-    import re
-
-    return re.search(rf"(?<![A-Za-z0-9_]){re.escape(name)}(?![A-Za-z0-9_])", str(exc)) is not None
 
 
 # ----------------------------------------------------------------------- comparison
