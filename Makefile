@@ -61,8 +61,8 @@ dist: | $(BIN)/python
 
 # Mutation testing of the guarantee-carrying modules (slow, not part of CI).
 # MUTATE_ARGS selects modules and options, e.g.
-#   make mutate MUTATE_ARGS="conformal._quantile unlearning._privacy --max-children 2"
-#   make mutate MUTATE_ARGS="--sample 150 --sample-seed 0 conformal._scores"
+#   make mutate MUTATE_ARGS="conformal._core._quantile unlearning._privacy --max-children 2"
+#   make mutate MUTATE_ARGS="--sample 150 --sample-seed 0 conformal._classification._socop"
 # (--sample N tests a seeded uniform sample of N mutants per module; the report
 # then gives the score as an estimate with its exact binomial 95% interval)
 # Prints the per-module table (mutants, killed, survived, equivalent); the full

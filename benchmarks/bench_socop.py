@@ -42,7 +42,8 @@ import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
 
 from statlearn.conformal import SplitConformalClassifier, conformal_quantile
-from statlearn.conformal._scores import _aps_sets_reference, socop_scores_reference
+from statlearn.conformal._classification._baselines import _aps_sets_reference
+from statlearn.conformal._classification._socop import socop_scores_reference
 from statlearn.utils import check_probabilities
 
 ALPHA = 0.1

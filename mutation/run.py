@@ -12,12 +12,12 @@ printed and written to ``.mutation/report.md``.
 Usage (from the repository root)::
 
     python mutation/run.py                      # every module in modules.toml
-    python mutation/run.py conformal._quantile  # selected modules
+    python mutation/run.py conformal._core._quantile  # selected modules
     python mutation/run.py --keep ...           # keep the killed mutants' verdicts and
                                                 # test the others again (incremental)
     python mutation/run.py --baseline ...       # without the mutant-killing tests
     python mutation/run.py --max-children 2 ... # parallel mutant workers
-    python mutation/run.py --sample 100 --sample-seed 0 conformal._scores
+    python mutation/run.py --sample 100 --sample-seed 0 conformal._classification._socop
                                                 # a seeded uniform sample of the mutants
 
 ``--sample N`` draws ``N`` of the module's mutants uniformly without

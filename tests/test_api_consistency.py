@@ -85,7 +85,7 @@ def _api_names():
             obj = getattr(mod, attr)
             if not (inspect.isclass(obj) or inspect.isfunction(obj)) or not _own(obj):
                 continue
-            qual = f"{obj.__module__.rsplit('._', 1)[0]}.{obj.__qualname__}"
+            qual = f"{obj.__module__.split('._', 1)[0]}.{obj.__qualname__}"
             if id(obj) in seen:
                 continue
             seen.add(id(obj))

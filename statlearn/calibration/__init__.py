@@ -18,12 +18,8 @@ from ._diagnostics import (
     self_orthogonality_violation,
 )
 from ._evaluation import RuleEvaluation, evaluate_rules
-from ._rules import (
-    CalibrationWarning,
-    MinimaxDecisionRule,
-    SquaredErrorDecisionRule,
-    TrustForecastRule,
-)
+from ._minimax import MinimaxDecisionRule, SquaredErrorDecisionRule
+from ._rules import CalibrationWarning, TrustForecastRule
 from ._utility import affine_utility, best_response, value_function
 
 __all__ = [

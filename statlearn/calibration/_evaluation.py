@@ -10,7 +10,8 @@ from sklearn.base import clone
 
 from ..utils import ConfidenceInterval, Summary, check_array, check_probabilities, normal_interval
 from ._lp import worst_case_lp
-from ._rules import MinimaxDecisionRule, _DecisionRule, _forecasts
+from ._minimax import MinimaxDecisionRule
+from ._rules import _DecisionRule, _forecasts
 
 __all__ = ["RuleEvaluation", "evaluate_rules"]
 

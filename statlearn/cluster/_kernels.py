@@ -1,4 +1,4 @@
-"""Numba kernels for lazy random walks on CSR graphs (and their references).
+"""Numba kernels for lazy random walks on CSR graphs (NumPy twins: :mod:`._references`).
 
 Randomness is counter based: the ``i``-th step of walk ``w`` of estimate
 ``e`` draws ``h(a ^ salt(i)) ^ c`` where ``h`` is a 32-bit integer hash
@@ -8,8 +8,9 @@ two seed words and the walk id) and ``salt(i)`` is a multiple of the golden
 ratio constant. Every number is kept below ``2**32`` before it is multiplied
 by a 32-bit constant, so no operation overflows 64-bit unsigned arithmetic:
 the kernels, the pure-Python fallback (``NUMBA_DISABLE_JIT=1``) and the
-vectorised array-API reference in :mod:`statlearn.cluster._walks` give
-bit-identical walks, on any thread count and in any order.
+vectorised array-API reference in :mod:`statlearn.cluster._references` give
+bit-identical walks, on any thread count and in any order. Every kernel has a
+NumPy twin there (``*_reference``), which the tests compare it with.
 
 One lazy step of the ``d``-bounded convention from vertex ``v``: draw
 ``r`` uniform on ``{0, ..., 2d - 1}`` (as ``(u * 2d) >> 32`` for a 32-bit
@@ -28,32 +29,24 @@ walk sets, also when ``x == y``.
 from __future__ import annotations
 
 import numpy as np
-import scipy.sparse as sp
 
 from statlearn.utils import jit, prange
 
+from ._references import _GOLDEN, _MASK, _SIDE_SALT
+
 __all__ = [
+    "GROUP",
     "advance_walks_kernel",
-    "advance_walks_reference",
-    "index_counts_kernel",
-    "index_counts_reference",
-    "index_scores_kernel",
-    "index_scores_reference",
-    "weighted_step",
-    "weighted_walk_endpoints_kernel",
-    "weighted_walk_endpoints_reference",
     "collision_counts_kernel",
-    "collision_counts_reference",
     "hash32",
+    "index_counts_kernel",
+    "index_scores_kernel",
     "missing_mirrors_kernel",
-    "missing_mirrors_reference",
     "walk_endpoints_kernel",
     "walk_keys",
+    "weighted_step",
+    "weighted_walk_endpoints_kernel",
 ]
-
-_MASK = 0xFFFFFFFF
-_GOLDEN = 0x9E3779B9
-_SIDE_SALT = 0xA511E9B3
 
 
 @jit(cache=True)
@@ -218,41 +211,6 @@ def advance_walks_kernel(indptr, indices, cumw, max_degree, pos, keys, first, st
             pos[j, lo + i] = v[i]
 
 
-def advance_walks_reference(indptr, indices, cumw, max_degree, pos, keys, first, step0,
-                            n_steps):
-    """Reference of :func:`advance_walks_kernel`: the walks rerun from their start vertices.
-
-    ``pos`` here holds the *start* vertices (step 0) and ``step0`` is ignored
-    beyond checking it; returns the positions after ``step0 + n_steps`` steps
-    from :func:`walk_endpoints_kernel` / :func:`weighted_walk_endpoints_reference`.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from statlearn.cluster._kernels import advance_walks_reference
-    >>> ip, ix = np.array([0, 1, 2]), np.array([1, 0])
-    >>> keys = np.zeros((1, 2), dtype=np.uint64)
-    >>> out = advance_walks_reference(ip, ix, np.zeros(0), 1, np.array([[0, 0]]), keys, 0, 0, 3)
-    >>> out.shape
-    (1, 2)
-    """
-    starts = np.asarray(pos, dtype=np.int64)
-    m_rows, count = starts.shape
-    flat_keys = np.repeat(np.asarray(keys, dtype=np.uint64), count, axis=0)
-    ids = np.tile(np.arange(first, first + count, dtype=np.int64), m_rows)
-    ts = np.array([step0 + n_steps], dtype=np.int64)
-    if np.asarray(cumw).shape[0] > 0:
-        out = weighted_walk_endpoints_reference(indptr, indices, cumw, max_degree,
-                                                starts.ravel(), flat_keys, ids, ts)
-    else:
-        from ._walks import walk_endpoints_xp  # the vectorised reference of the walks
-
-        out = walk_endpoints_xp(np.asarray(indptr, dtype=np.int64),
-                                np.asarray(indices, dtype=np.int64), int(max_degree),
-                                starts.ravel(), flat_keys, ids, [int(ts[0])])
-    return out.reshape(m_rows, count)
-
-
 @jit(cache=True)
 def _lower_bound(sorted_values, x):
     """First position ``i`` with ``sorted_values[i] >= x``."""
@@ -301,35 +259,6 @@ def index_counts_kernel(endpoints, owners, queries, s):
     return out
 
 
-def _index_hits(endpoints, owners, queries_flat):
-    """``(walk, owner)`` of every stored endpoint equal to each looked-up one (NumPy)."""
-    e = np.asarray(queries_flat).ravel()
-    lo = np.searchsorted(endpoints, e, side="left")
-    hi = np.searchsorted(endpoints, e, side="right")
-    n_hit = hi - lo
-    walk = np.repeat(np.arange(e.size), n_hit)
-    offset = np.cumsum(n_hit) - n_hit
-    where = np.arange(int(n_hit.sum())) - np.repeat(offset - lo, n_hit)
-    return walk, np.asarray(owners)[where]
-
-
-def index_counts_reference(endpoints, owners, queries, s):
-    """NumPy reference of :func:`index_counts_kernel` (binary searches, then a bincount).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from statlearn.cluster._kernels import index_counts_reference
-    >>> index_counts_reference(np.array([1, 1, 4]), np.array([0, 1, 1]),
-    ...                        np.array([[1, 4, 2]]), 2).tolist()
-    [[1, 2]]
-    """
-    queries = np.asarray(queries)
-    q, r = queries.shape
-    walk, owner = _index_hits(endpoints, owners, queries)
-    return np.bincount((walk // r) * s + owner, minlength=q * s).reshape(q, s)
-
-
 @jit(parallel=True, cache=True)
 def index_scores_kernel(endpoints, owners, queries, weights):
     """Score of each walk: ``sum_j c_j(e) weights[j]`` over the stored endpoints equal to
@@ -359,26 +288,6 @@ def index_scores_kernel(endpoints, owners, queries, weights):
             for c in range(k):
                 out[i, c] += weights[j, c]
             pos += 1
-    return out
-
-
-def index_scores_reference(endpoints, owners, queries, weights):
-    """NumPy reference of :func:`index_scores_kernel` (one weighted bincount per column).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from statlearn.cluster._kernels import index_scores_reference
-    >>> index_scores_reference(np.array([1, 1, 4]), np.array([0, 1, 1]), np.array([1, 2]),
-    ...                        np.array([[1.0], [10.0]])).tolist()
-    [[11.0], [0.0]]
-    """
-    e = np.asarray(queries).ravel()
-    walk, owner = _index_hits(endpoints, owners, e)
-    weights = np.asarray(weights, dtype=np.float64)
-    out = np.zeros((e.size, weights.shape[1]))
-    for c in range(weights.shape[1]):
-        out[:, c] = np.bincount(walk, weights=weights[owner, c], minlength=e.size)
     return out
 
 
@@ -513,88 +422,6 @@ def weighted_walk_endpoints_kernel(indptr, indices, cumw, max_weight, starts, ke
     return out
 
 
-def weighted_walk_endpoints_reference(indptr, indices, cumw, max_weight, starts, keys, walk_ids,
-                                      ts):
-    """Pure-Python reference of :func:`weighted_walk_endpoints_kernel` (same walks).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from statlearn.cluster._kernels import weighted_walk_endpoints_reference
-    >>> ip, ix, cw = np.array([0, 1, 2]), np.array([1, 0]), np.array([2.0, 2.0])
-    >>> keys = np.zeros((1, 2), dtype=np.uint64)
-    >>> out = weighted_walk_endpoints_reference(ip, ix, cw, 2.0, np.array([0]), keys,
-    ...                                         np.array([0]), [0, 50])
-    >>> out.shape, int(out[0, 0])
-    ((2, 1), 0)
-    """
-    mask = 0xFFFFFFFF
-
-    def h(x):
-        x ^= x >> 16
-        x = (x * 0x7FEB352D) & mask
-        x ^= x >> 15
-        x = (x * 0x846CA68B) & mask
-        return x ^ (x >> 16)
-
-    scale = 2.0 * float(max_weight) / 4294967296.0
-    ts = [int(t) for t in ts]
-    out = np.empty((len(ts), len(starts)), dtype=np.int64)
-    for i in range(len(starts)):
-        a = h(int(keys[i, 0]) ^ h(int(walk_ids[i]) ^ _SIDE_SALT))
-        c = h(int(keys[i, 1]) ^ a)
-        v = int(starts[i])
-        ci = 0
-        while ci < len(ts) and ts[ci] == 0:
-            out[ci, i] = v
-            ci += 1
-        step = 0
-        while ci < len(ts):
-            u = h(a ^ (((step + 1) * _GOLDEN) & mask)) ^ c
-            lo, hi = int(indptr[v]), int(indptr[v + 1])
-            r = float(u) * scale
-            if hi > lo and r < cumw[hi - 1]:
-                e = lo + int(np.searchsorted(cumw[lo:hi], r, side="right"))
-                v = int(indices[e])
-            step += 1
-            while ci < len(ts) and ts[ci] == step:
-                out[ci, i] = v
-                ci += 1
-    return out
-
-
-def collision_counts_reference(endpoints_x, endpoints_y, n_batches, batch_size):
-    """Pure-NumPy reference of the counting step of :func:`collision_counts_kernel`.
-
-    Parameters
-    ----------
-    endpoints_x, endpoints_y : ndarray of int, shape (n_batches * batch_size,)
-        Endpoints of the walks from ``x`` and from ``y``, in walk order.
-    n_batches, batch_size : int
-
-    Returns
-    -------
-    int
-        ``sum_j sum_v c_x^j(v) c_y^j(v)`` over batches ``j``.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from statlearn.cluster._kernels import collision_counts_reference
-    >>> collision_counts_reference(np.array([0, 1, 1, 2]), np.array([1, 1, 2, 2]), 2, 2)
-    4
-    """
-    ex = np.asarray(endpoints_x).reshape(n_batches, batch_size)
-    ey = np.asarray(endpoints_y).reshape(n_batches, batch_size)
-    total = 0
-    for j in range(n_batches):
-        vx, cx = np.unique(ex[j], return_counts=True)
-        vy, cy = np.unique(ey[j], return_counts=True)
-        _, ix, iy = np.intersect1d(vx, vy, assume_unique=True, return_indices=True)
-        total += int(np.sum(cx[ix] * cy[iy]))
-    return total
-
-
 @jit(parallel=True, cache=True)
 def missing_mirrors_kernel(indptr, indices):
     """Whether a CSR pattern is symmetric, without building its transpose.
@@ -644,20 +471,3 @@ def missing_mirrors_kernel(indptr, indices):
         missing += miss
         balance += bal
     return missing + abs(balance)
-
-
-def missing_mirrors_reference(indptr, indices):
-    """Pure NumPy/SciPy reference of :func:`missing_mirrors_kernel` (set arithmetic on the pairs).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from statlearn.cluster._kernels import missing_mirrors_reference
-    >>> missing_mirrors_reference(np.array([0, 1, 1]), np.array([1]))  # only 0 -> 1
-    2
-    """
-    n = indptr.shape[0] - 1
-    A = sp.coo_array(sp.csr_array((np.ones(indices.shape[0]), indices, indptr), shape=(n, n)))
-    upper = set(zip(A.row[A.col > A.row].tolist(), A.col[A.col > A.row].tolist()))
-    lower = set(zip(A.col[A.col < A.row].tolist(), A.row[A.col < A.row].tolist()))
-    return len(upper - lower) + abs(len(lower) - len(upper))

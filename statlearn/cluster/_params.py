@@ -11,9 +11,13 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import numpy as np
+
+from statlearn.utils import check_int
 from statlearn.utils._validation import _scalar
 
-__all__ = ["default_n_repeats", "memory_layout", "Resolved"]
+__all__ = ["Resolved", "default_n_repeats", "default_walk_length_candidates", "memory_layout",
+           "resolve", "walk_length_candidates"]
 
 #: words per buffered walk endpoint in the batched estimator (a bare endpoint list)
 WORDS_PER_ENDPOINT = 1
@@ -26,6 +30,34 @@ def default_n_repeats(n: int) -> int:
     """``ceil(log2(n)/2)``, at least 3, rounded up to odd (``n = 3000`` gives 7)."""
     r = max(3, math.ceil(math.log2(max(n, 2)) / 2))
     return r if r % 2 else r + 1
+
+
+def default_walk_length_candidates(n: int) -> tuple:
+    """Powers of two from 4 up to ``max(16, 8 ln n)`` (``n = 3000``: 4..64)."""
+    top = max(16, 8 * math.log(n))
+    out, t = [], 4
+    while t <= top:
+        out.append(t)
+        t *= 2
+    return tuple(out)
+
+
+def walk_length_candidates(est, n: int) -> tuple:
+    """The walk lengths the automatic choice tries, sorted and distinct (``()`` for a fixed
+    ``walk_length``): ``walk_length_candidates``, or the default for ``n`` vertices."""
+    if not isinstance(_scalar(est.walk_length), str):
+        return ()
+    cands = est.walk_length_candidates
+    if cands is None:
+        return default_walk_length_candidates(n)
+    arr = np.asarray(cands, dtype=object)
+    if arr.ndim != 1:
+        raise TypeError("walk_length_candidates must be a 1-D sequence of positive ints, "
+                        f"got shape {arr.shape}.")
+    out = tuple(sorted({check_int(c, "walk_length_candidates", low=1) for c in arr}))
+    if not out:
+        raise ValueError("walk_length_candidates must not be empty.")
+    return out
 
 
 def memory_layout(s: int, sc: int, k: int, reps: int, n_candidates: int = 0):
@@ -77,9 +109,12 @@ def _opt_int(value):
 
 
 def resolve(est, n: int, n_candidates: int) -> Resolved:
-    """Resolve the oracle's defaults for a graph with ``n`` vertices (spec section 4).
+    """Resolve the oracle's defaults for a graph with ``n`` vertices.
 
-    The parameters must have passed the oracle's constraint check.
+    The paper's parameters (Theorem 3.2 of Shen, Zhu, Peng and Huang 2026) are
+    asymptotic; these defaults are practical choices of this library, listed
+    in the oracle's docstring. The parameters must have passed the oracle's
+    constraint check.
     """
     k = int(_scalar(est.n_clusters))
     if k > n:

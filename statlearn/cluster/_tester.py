@@ -12,9 +12,9 @@ from statlearn.utils import Summary, check_int, check_option, check_real, spawn_
 from statlearn.utils._results import compact_repr
 from statlearn.utils._validation import _scalar
 
+from ._embedding import gap_ratio
 from ._graph import as_graph_access
-from ._oracle import _gap_ratio, default_walk_length_candidates
-from ._params import default_n_repeats
+from ._params import default_n_repeats, default_walk_length_candidates
 from ._walks import BACKENDS, base_words, median_estimates
 
 __all__ = ["ClusterCountTestResult", "test_one_vs_two_clusters"]
@@ -201,7 +201,7 @@ def test_one_vs_two_clusters(graph, *, walk_length=None, batch_size=None, n_walk
         for cand in default_walk_length_candidates(n):
             ev = spectrum(cand, sel_reps, sel_base)
             steps += sel_reps * iu.size * 2 * n_batches * b * cand
-            scores[cand] = max(_gap_ratio(ev, 1), _gap_ratio(ev, 2))
+            scores[cand] = max(gap_ratio(ev, 1), gap_ratio(ev, 2))
             best = max(scores.values())
             if best >= 2 and scores[cand] < best:
                 break

@@ -1,13 +1,19 @@
-"""Batched collision estimates (``EstRWDot``) on every backend.
+"""Batched collision estimates (``EstRWDot``) of lazy walks on every backend.
 
 Three ways to run the same walks (bit-identical, see :mod:`._kernels`):
 
 * ``"numba"``: the parallel kernels over CSR arrays (NumPy input);
-* ``"numpy"`` / ``"cupy"``: a vectorised array-API path that runs many
-  walks at once (the CuPy path for GPUs; with NumPy it is the reference the
-  kernels are tested against);
+* ``"numpy"`` / ``"cupy"``: the vectorised array-API path of
+  :mod:`._references`, which runs many walks at once (the CuPy path for
+  GPUs; with NumPy it is the reference the kernels are tested against);
 * a pure-Python loop for graphs given as query objects
   (``degree(v)``, ``neighbor(v, i)``).
+
+Every estimate and walk set draws its randomness from seed words derived from
+the seed and integer ids (:func:`derive_keys`), so results do not depend on
+order, grouping, threads or engine. The batched estimator is Algorithm 1
+(``EstRWDot``) of Shen, Zhu, Peng and Huang (2026); :func:`median_estimates`
+is the median trick of their Algorithm 2.
 """
 
 from __future__ import annotations
@@ -17,7 +23,6 @@ import numpy as np
 from statlearn.utils import (
     check_int,
     check_option,
-    get_namespace,
     import_optional,
     set_num_threads_ctx,
     spawn_seeds,
@@ -27,33 +32,21 @@ from statlearn.utils._validation import _scalar
 
 from ._graph import GraphAccess, as_graph_access
 from ._kernels import collision_counts_kernel
+from ._references import (
+    _GOLDEN,
+    _MASK,
+    _SIDE_SALT,
+    _hash32_py,
+    _hash32_xp,
+    collision_counts_xp,
+)
 
 __all__ = ["estimate_collision_probabilities"]
 
 BACKENDS = ("numba", "numpy", "cupy")
-_MASK = 0xFFFFFFFF
-_GOLDEN = 0x9E3779B9
-_SIDE_SALT = 0xA511E9B3
-_XP_CHUNK_WALKS = 2**22
 
 
-# ---------------------------------------------------------------- hashing (array API)
-def _hash32_xp(x, xp):
-    x = x ^ (x >> 16)
-    x = (x * 0x7FEB352D) & _MASK
-    x = x ^ (x >> 15)
-    x = (x * 0x846CA68B) & _MASK
-    return x ^ (x >> 16)
-
-
-def _hash32_py(x: int) -> int:
-    x ^= x >> 16
-    x = (x * 0x7FEB352D) & _MASK
-    x ^= x >> 15
-    x = (x * 0x846CA68B) & _MASK
-    return x ^ (x >> 16)
-
-
+# ---------------------------------------------------------------- seed words
 def base_words(seed) -> np.ndarray:
     """Two 32-bit seed words (as ``uint64``) from a ``SeedSequence``."""
     return seed.generate_state(2, dtype=np.uint32).astype(np.uint64)
@@ -85,136 +78,6 @@ def derive_keys(base, ids) -> np.ndarray:
         a = _hash32_xp(a ^ _hash32_xp(col ^ c, np), np)
         c = _hash32_xp(c ^ _hash32_xp(a ^ np.uint64(_GOLDEN), np), np)
     return np.stack([a, c], axis=1)
-
-
-# ---------------------------------------------------------------- array-API walks
-def walk_endpoints_xp(indptr, indices, max_degree, starts, keys, walk_ids, ts):
-    """Vectorised array-API version of :func:`._kernels.walk_endpoints_kernel`.
-
-    All arguments are arrays of one namespace (NumPy, CuPy, array-api-strict):
-    ``indptr``/``indices`` int64, ``starts``/``walk_ids`` int64 of shape
-    ``(n_walks,)``, ``keys`` uint64 of shape ``(n_walks, 2)``; ``ts`` is a
-    non-decreasing sequence of Python ints. Returns int64 positions of shape
-    ``(len(ts), n_walks)`` in the same namespace, equal to the kernel's.
-    """
-    xp = get_namespace(indptr)
-    n_walks = starts.shape[0]
-    no_edges = indices.shape[0] == 0
-    wid = xp.astype(walk_ids, xp.uint64)
-    a = _hash32_xp(keys[:, 0] ^ _hash32_xp(wid ^ _SIDE_SALT, xp), xp)
-    c = _hash32_xp(keys[:, 1] ^ a, xp)
-    m = 2 * int(max_degree)
-    v = xp.astype(starts, xp.int64)
-    out = []
-    ts = [int(t) for t in ts]
-    ci = 0
-    while ci < len(ts) and ts[ci] == 0:
-        out.append(v)
-        ci += 1
-    step = 0
-    while ci < len(ts):
-        salt = ((step + 1) * _GOLDEN) & _MASK
-        u = _hash32_xp(a ^ salt, xp) ^ c
-        r = xp.astype((u * m) >> 32, xp.int64)
-        lo = xp.take(indptr, v)
-        deg = xp.take(indptr, v + 1) - lo
-        move = r < deg
-        if no_edges:  # nothing to gather: no walk ever moves
-            step += 1
-            while ci < len(ts) and ts[ci] == step:
-                out.append(v)
-                ci += 1
-            continue
-        # clamp the gathered index of walks that stay (always valid, no padded copy)
-        nb = xp.take(indices, xp.where(move, lo + r, xp.zeros_like(lo)))
-        v = xp.where(move, xp.astype(nb, xp.int64), v)
-        step += 1
-        while ci < len(ts) and ts[ci] == step:
-            out.append(v)
-            ci += 1
-    if not out:
-        return xp.zeros((0, n_walks), dtype=xp.int64)
-    return xp.stack(out, axis=0)
-
-
-def _batch_walks(xs, ys, keys, j, batch_size, xp):
-    """Starts, keys and ids of batch ``j`` of the given pairs (x side, then y side).
-
-    Walk ``w`` of batch ``j`` has id ``2 (j b + w)`` on the ``x`` side and
-    ``2 (j b + w) + 1`` on the ``y`` side, as in the kernels.
-    """
-    p = xs.shape[0]
-    idx = xp.arange(batch_size, dtype=xp.int64) + j * batch_size
-    ones = xp.ones((1, batch_size), dtype=xp.int64)
-    start_x = xp.reshape(xp.reshape(xs, (p, 1)) * ones, (-1,))
-    start_y = xp.reshape(xp.reshape(ys, (p, 1)) * ones, (-1,))
-    id_x = xp.reshape(xp.zeros((p, 1), dtype=xp.int64) + 2 * idx, (-1,))
-    kx = xp.reshape(xp.reshape(keys, (p, 1, 2)) * xp.ones((1, batch_size, 1), dtype=keys.dtype),
-                    (-1, 2))
-    starts = xp.concat([start_x, start_y])
-    ids = xp.concat([id_x, id_x + 1])
-    return starts, xp.concat([kx, kx]), ids
-
-
-_NUMPY_LANES = 64
-
-
-def default_lanes(xp, batch_size):
-    """Pairs walked at once on the array-API path (64 on NumPy, more on devices).
-
-    Each pair in flight holds one batch (``2 b`` walk positions plus
-    temporaries of the same length), like one thread of the Numba kernel, so
-    memory is ``lanes * O(b)``: it follows ``batch_size``. NumPy uses 64
-    lanes (vectorisation without a large footprint); a GPU (CuPy) runs as
-    many pairs as fit ``2**22`` walk positions. ``n_jobs`` sets it.
-    """
-    import array_api_compat
-
-    if array_api_compat.is_numpy_namespace(xp):
-        return _NUMPY_LANES
-    return max(1, _XP_CHUNK_WALKS // max(1, 2 * batch_size))
-
-
-def collision_counts_xp(indptr, indices, max_degree, xs, ys, keys, ts, n_batches, batch_size,
-                        prior=False, lanes=None):
-    """Array-API version of :func:`._kernels.collision_counts_kernel` (same output).
-
-    Walks run one batch at a time: ``lanes`` pairs are in flight, each
-    holding the ``2 * batch_size`` walks of its current batch, so the memory
-    follows ``batch_size`` (``lanes * 2 * batch_size`` positions and
-    temporaries of that length), never the total ``n_walks``. ``lanes``
-    defaults to :func:`default_lanes`. With ``prior=True`` the single batch
-    holds all ``n_walks`` walks of each side (the unbatched estimator).
-    """
-    xp = get_namespace(indptr)
-    n = int(indptr.shape[0]) - 1
-    p = int(xs.shape[0])
-    n_t = len(ts)
-    lanes = default_lanes(xp, batch_size) if lanes is None else max(1, int(lanes))
-    results = []
-    for lo in range(0, p, lanes):
-        hi = min(p, lo + lanes)
-        q = hi - lo
-        half = q * batch_size
-        # composite key: pair * n + vertex, so one sort serves all pairs in flight
-        group = xp.reshape(xp.arange(q, dtype=xp.int64), (q, 1))
-        group = xp.reshape(group * xp.ones((1, batch_size), dtype=xp.int64), (-1,)) * n
-        total = xp.zeros((q, n_t), dtype=xp.int64)
-        for j in range(n_batches):
-            starts, kk, ids = _batch_walks(xs[lo:hi], ys[lo:hi], keys[lo:hi, :], j,
-                                           batch_size, xp)
-            ends = walk_endpoints_xp(indptr, indices, max_degree, starts, kk, ids, ts)
-            rows = []
-            for ci in range(n_t):
-                ex = xp.sort(ends[ci, :half] + group)
-                ey = ends[ci, half:] + group
-                cnt = (xp.searchsorted(ex, ey, side="right")
-                       - xp.searchsorted(ex, ey, side="left"))
-                rows.append(xp.sum(xp.reshape(cnt, (q, batch_size)), axis=1))
-            total = total + xp.stack(rows, axis=1)
-        results.append(total)
-    out = xp.concat(results, axis=0) if results else xp.zeros((0, n_t), dtype=xp.int64)
-    return out
 
 
 # ---------------------------------------------------------------- query objects
@@ -340,6 +203,7 @@ def _namespace(backend):
     return xp
 
 
+# ---------------------------------------------------------------- public estimator
 def estimate_collision_probabilities(graph, x, y, *, walk_length, n_walks, batch_size=None,
                                      prior=False, max_degree=None, backend="numba",
                                      n_jobs=None, random_state=None):

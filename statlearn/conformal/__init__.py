@@ -8,55 +8,67 @@ Conformal Selection of Hao et al., 2026); split-conformal regression
 intervals (absolute, normalised and CQR scores, Mondrian by any grouping),
 jackknife+, CV+ and jackknife-minmax intervals (Barber et al., 2021), with
 their coverage and width metrics.
+
+The code is cut by concept: a shared core (:mod:`._core`: quantile rank,
+p-values, thresholds, array-likes) under three sub-areas that never import
+each other, classification sets (:mod:`._classification`), regression
+intervals (:mod:`._regression`) and selection (:mod:`._selection`); the
+Numba kernels are in :mod:`._kernels`. Every public name is re-exported here.
 """
 
-from ._classifier import SplitConformalClassifier, smoothed_pvalues, thresholds_from_scores
-from ._cross import CrossConformalRegressor, cross_conformal_bounds
-from ._metrics import (
+from ._classification import (
+    DEFAULT_LAM_GRID,
+    LAM_GRID_MULTIPLIERS,
     RAPS_SIZE_BINS,
-    PredictionIntervalResult,
+    LambdaSelection,
     PredictionSetResult,
+    SplitConformalClassifier,
+    aps_scores,
     class_conditional_coverage,
     conformal_scorer,
     coverage,
-    coverage_by_bins,
     empty_rate,
-    evaluate_intervals,
     evaluate_sets,
-    interval_coverage,
-    mean_set_size,
-    mean_width,
-    non_singleton_rate,
-    singleton_rate,
-    size_stratified_coverage_violation,
-)
-from ._quantile import conformal_pvalues, conformal_quantile, conformal_rank
-from ._regression import SplitConformalRegressor
-from ._scores import (
-    aps_scores,
+    kneedle,
     label_ranks,
     lac_scores,
+    mean_set_size,
+    non_singleton_rate,
     raps_scores,
+    scaled_lam_grid,
+    select_lambda,
+    singleton_rate,
+    size_stratified_coverage_violation,
     socop_scores,
     socop_sets,
     topk_scores,
 )
+from ._core import (
+    conformal_pvalues,
+    conformal_quantile,
+    conformal_rank,
+    smoothed_pvalues,
+    thresholds_from_scores,
+)
+from ._regression import (
+    CrossConformalRegressor,
+    PredictionIntervalResult,
+    SplitConformalRegressor,
+    coverage_by_bins,
+    cross_conformal_bounds,
+    evaluate_intervals,
+    interval_coverage,
+    mean_width,
+)
 from ._selection import (
+    ConformalSelector,
+    MultiConditionSelector,
     SelectionResult,
     SmallCalibrationWarning,
     bh_select,
     cfbh,
     mccs,
     region_scores,
-)
-from ._selector import ConformalSelector, MultiConditionSelector
-from ._tuning import (
-    DEFAULT_LAM_GRID,
-    LAM_GRID_MULTIPLIERS,
-    LambdaSelection,
-    kneedle,
-    scaled_lam_grid,
-    select_lambda,
 )
 
 __all__ = [

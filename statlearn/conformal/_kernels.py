@@ -7,9 +7,11 @@ probabilities, ``g_j = 1{j > k0} + lam * j``). Differences of ``Gamma`` are
 taken from suffix sums accumulated from the smallest probability upward, so a
 tiny positive probability never collapses onto its neighbour.
 
-Every kernel here has a vectorised array-API counterpart in
-:mod:`statlearn.conformal._scores` (a different algorithm: the two-chain bridge
-of the hull), and the tests assert that both agree.
+Every kernel here has a vectorised array-API counterpart next to its caller
+(``socop_scores_reference`` in ``_classification/_socop.py``, a different
+algorithm: the two-chain bridge of the hull; ``_aps_sets_reference`` in
+``_classification/_baselines.py``; ``_conformal_pvalues_xp`` in
+``_core/_quantile.py``), and the tests assert that both agree.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ label, or of one given label per row. See :func:`socop_scores` for SOCOP and
 :func:`topk_scores` for the baselines.
 """
 
-from ._scores import (
+from ._classification import (
     aps_scores,
     label_ranks,
     lac_scores,

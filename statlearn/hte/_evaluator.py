@@ -207,7 +207,10 @@ class RelativeErrorEvaluator(FitStateMixin, BaseEstimator):
       propensity head fitted by cross-entropy plus ``lambda_2 / lambda_1``
       times a Huber balance penalty (constants ``huber_c``, ``huber_rho``),
       and linear outcome heads that solve the signed weighted normal
-      equations (condition (C1)) in closed form (``heads="signed"``, the
+      equations (condition (C1), our reconstruction of the robustness
+      conditions of Guo et al., Eq. 4: ``sum_i w_i Phi_i {A_i (1 - e_i)/e_i
+      (Y_i - mu1_i) + (1 - A_i) e_i/(1 - e_i) (Y_i - mu0_i)} = 0``) in
+      closed form (``heads="signed"``, the
       paper's loss) or a positive-weight least squares on ``[Phi, w Phi]``
       whose normal equations contain (C1) (``heads="augmented"``).
       Fitted on the full evaluation sample by default (the paper's choice).

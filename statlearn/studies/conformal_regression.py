@@ -168,7 +168,7 @@ def conformal_regression_replication(setting, rng):
 def _set_q(est, level):
     from sklearn.base import clone
 
-    from ..conformal._regression import quantile_parameter
+    from ..conformal._regression._scores import quantile_parameter
 
     return clone(est).set_params(**{quantile_parameter(est): level})
 

@@ -1,8 +1,8 @@
 """Conformal selection with FDR control: MCCS against its baselines.
 
 Reproduces the synthetic experiments of Hao, Liao, Jing & Wei (2026),
-"Multi-Condition Conformal Selection" (arXiv:2510.08075), on the design the
-library's spec recommends (the paper's own data-generating processes were
+"Multi-Condition Conformal Selection" (arXiv:2510.08075), on a design of
+ours (the paper's own data-generating processes were
 not published in the material we could read):
 
 * data: ``X ~ Unif[-1, 1]^10``, ``Y = 4 x1 x2 + x3 + N(0, 0.5^2)``
@@ -271,7 +271,7 @@ def selection_study(ctx: StudyContext) -> StudyReport:
         "- MCCS FDR at q = 0.3: " + "; ".join(f"{t}: {verdict(t, 'MCCS')}"
                                                 for t in MAIN_TASKS) + ".",
         f"- Int on (-0.5, 0.5): {verdict(MAIN_TASKS[0], 'Int/Uni')}; Int-B on (-0.5, 0.5): "
-        f"{verdict(MAIN_TASKS[0], 'Int-B/Uni-B')} (the spec expects both above q: a "
+        f"{verdict(MAIN_TASKS[0], 'Int-B/Uni-B')} (we expect both above q: a "
         "Bonferroni split does not bound the FDR of an intersection).",
         f"- Disjunctive target: MCCS power {power_of(disj, 'MCCS'):.3f} vs Uni-B "
         f"{power_of(disj, 'Int-B/Uni-B'):.3f}.",
@@ -279,7 +279,7 @@ def selection_study(ctx: StudyContext) -> StudyReport:
         f"{worst['fdr'] - worst['q']:+.3f} = {worst['z']:.1f} standard errors "
         f"({worst['task']}, q = {worst['q']}).",
         "- Conjunctive power on (-0.5, 0.5) is low for every valid method: "
-        "P(Y in I | x) < 1 - q even at the centre of the interval (spec 3.7).",
+        "P(Y in I | x) < 1 - q even at the centre of the interval.",
         "- With K intervals the BH grid q l / (m K) gets finer, which is what lowers "
         "power in the paper; our K design keeps each interval's share of the data fixed.",
     ]

@@ -4,7 +4,7 @@ Reproduces the shape of the tables of Guo, Li, Tian & Wu (2025), "A relative
 error-based evaluation framework of heterogeneous treatment effect
 estimators" (arXiv:2510.16419), on synthetic data that needs no download.
 
-Part 1, inference (spec section 8 design, n = 2000): for the pair P1
+Part 1, inference (our reference design, n = 2000): for the pair P1
 (``delta = 0.75``) and the null pair P0 (``delta = 0``), the coverage of the
 90% interval, the selection accuracy of the CI-based decision on P1 (the
 better second candidate is declared better), the rejection rate on P0 and the
@@ -277,7 +277,7 @@ def hte_evaluation_study(ctx: StudyContext) -> StudyReport:
         f"Part 1: {n_inf} replications per configuration, n = 2000, 90% normal intervals.\n"
         "Paper (IHDP/Twins, candidates TARNet / causal forest / X-learner):\n\n"
         f"```\n{PAPER_INFERENCE.to_string(index=False)}\n```\n\n"
-        "Ours on the spec's reference design (correct propensity, wrong outcome model is the "
+        "Ours on our reference design (correct propensity, wrong outcome model is the "
         "setting the balanced fit targets):\n\n"
         f"- plug-in, e ok / mu wrong: {row('plugin, e ok / mu wrong')}\n"
         f"- balanced, linear, signed heads: {row('balanced, linear, signed heads')}\n"

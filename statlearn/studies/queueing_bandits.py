@@ -15,7 +15,7 @@ instances, ``T = 5000`` rounds. Three parts:
   for CQB-eps, ``O(log^2 T)`` for CQB-Opt).
 
 CQB-eps uses ``c_tau = 0.01`` and ``sigma_0^2`` estimated from the accepted
-contexts of each instance (the spec's ``c_tau = 1`` would never leave the
+contexts of each instance (``c_tau = 1`` would never leave the
 exploration phase at these horizons).
 """
 

@@ -204,7 +204,7 @@ def unlearning_study(ctx: StudyContext) -> StudyReport:
         f"{[v for k, v in s.items() if k[:2] == ('GED vs m', 'gaussian')][0]:.2f}, Laplace "
         f"{[v for k, v in s.items() if k[:2] == ('GED vs m', 'laplace_l2')][0]:.2f}. "
         "The Gaussian slope sits in the band [1.0, 1.7]: GED is driven by the noise, whose "
-        "scale grows like m^(3/2). With the same radius r for both noises (the spec's "
+        "scale grows like m^(3/2). With the same radius r for both noises (our "
         "comparison), the Laplace GED also grows like m^(3/2); the paper's much flatter "
         "Laplace slope must come from a calibration of the Laplace mechanism that the "
         "available descriptions do not give, so this row does not reproduce it.\n\n"

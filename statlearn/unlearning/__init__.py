@@ -6,7 +6,7 @@ with the baselines of Zou et al. (2025, l2-Laplace noise), Guo et al. (2020) and
 Sekhari et al. (2021) as options.
 """
 
-from ._estimator import NewtonUnlearner, UnlearningWarning
+from ._estimator import NewtonUnlearner
 from ._glm import make_glm_data
 from ._metrics import ged, ued
 from ._privacy import (
@@ -19,6 +19,7 @@ from ._privacy import (
     sekhari_noise_std,
 )
 from ._results import DivergenceResult, UnlearningReport
+from ._warnings import UnlearningWarning
 
 __all__ = [
     "DivergenceResult",

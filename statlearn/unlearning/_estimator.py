@@ -10,79 +10,25 @@ from types import SimpleNamespace
 
 import numpy as np
 from sklearn.base import BaseEstimator
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._tags import ClassifierTags, RegressorTags
 from sklearn.utils.metaestimators import available_if
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import validate_data
 
 from ..base import FitStateMixin, Integral, Level, Options, Real
-from ..utils import (
-    asarray_like,
-    check_rng,
-    get_namespace,
-    to_numpy,
-)
-from ..utils._array_api import is_numpy_namespace
+from ..utils import asarray_like, check_rng, get_namespace, to_numpy
+from ..utils._array_api import device, input_namespace, is_numpy_namespace
 from ..utils._validation import _scalar
-from ._glm import LOSSES, loss_derivatives, newton_solve, objective_hessian
-from ._linalg import CholeskyError, cho_solve, factor_with_jitter, woodbury_downdate_solve
-from ._privacy import (
-    NOISES,
-    compose_gdp,
-    draw_noise,
-    guo_noise_std,
-    noise_radius,
-    sekhari_noise_std,
-)
+from ._glm import LOSSES, newton_solve, objective_hessian
+from ._inputs import check_xp_design, glm_targets, host_targets
+from ._intercept import with_profiled_intercept
+from ._linalg import factor_with_jitter
+from ._mechanisms import MECHANISMS, request_radius
+from ._privacy import NOISES
 from ._requests import Retained, check_removal_indices
 from ._results import UnlearningReport
+from ._warnings import UnlearningWarning
 
 __all__ = ["NewtonUnlearner", "UnlearningWarning"]
-
-MECHANISMS = ("newton", "guo", "sekhari")
-# sup |l'''| (Hessian-Lipschitz constant per unit ||x||^3) and sup |l'| where finite
-_THIRD_DERIVATIVE_BOUND = {"squared": 0.0, "logistic": 1.0 / (6.0 * math.sqrt(3.0))}
-
-
-class UnlearningWarning(UserWarning):
-    """Unlearning ran outside the regime covered by the theory.
-
-    Raised for requests with ``m > n^(1/4)`` (the GED bound no longer vanishes)
-    and for ``alpha = 0`` with ``allow_singular=True`` (no certificate).
-
-    Examples
-    --------
-    >>> import warnings
-    >>> from statlearn.unlearning import NewtonUnlearner, UnlearningWarning, make_glm_data
-    >>> X, y, _ = make_glm_data(16, 4, random_state=0)
-    >>> with warnings.catch_warnings(record=True) as w:
-    ...     warnings.simplefilter("always")
-    ...     _ = NewtonUnlearner(random_state=0).fit(X, y).unlearn([0, 1, 2])
-    >>> any(issubclass(x.category, UnlearningWarning) for x in w)
-    True
-    """
-
-
-def _expit(z):
-    e = np.exp(-np.abs(z))
-    return np.where(z >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
-
-
-def _device(x):
-    import array_api_compat
-
-    return array_api_compat.device(x)
-
-
-def _namespace_of(X):
-    """Array-API namespace of ``X``; anything that is not an array-API array goes to NumPy."""
-    import array_api_compat
-    import array_api_compat.numpy as np_xp
-
-    if array_api_compat.is_array_api_obj(X) and not isinstance(X, np.ndarray):
-        return get_namespace(X)
-    return np_xp
 
 
 class NewtonUnlearner(FitStateMixin, BaseEstimator):
@@ -346,21 +292,7 @@ class NewtonUnlearner(FitStateMixin, BaseEstimator):
                 "alpha must be > 0: the certificate needs an alpha-strongly convex objective "
                 "(pass allow_singular=True to accept alpha=0 without any certificate)."
             )
-        if self.feature_bound is None and self.mechanism == "sekhari":
-            raise ValueError(
-                "mechanism='sekhari' needs feature_bound, an a-priori bound on the norm of "
-                "every design row: its noise scale depends on the loss's Lipschitz constants, "
-                "which must not be computed from the data.")
-        if self.mechanism != "newton" and self.loss == "poisson":
-            raise ValueError(
-                f"mechanism={self.mechanism!r} needs bounded loss derivatives and supports "
-                "loss in ['logistic', 'squared'], got loss='poisson'."
-            )
-        if self.mechanism != "newton" and self.noise == "laplace_l2":
-            raise ValueError(
-                f"mechanism={self.mechanism!r} uses Gaussian noise; noise must be "
-                "'gaussian' or None."
-            )
+        MECHANISMS[self.mechanism].check_params(self)
         return alpha
 
     # -------------------------------------------------------------------- fit
@@ -381,8 +313,9 @@ class NewtonUnlearner(FitStateMixin, BaseEstimator):
         """
         alpha = self._check_params()
         self._cfg = SimpleNamespace(**self.get_params(deep=False))
+        mechanism = MECHANISMS[self._cfg.mechanism](self._cfg)
         self.loss_ = self._cfg.loss
-        xp = _namespace_of(X)
+        xp = input_namespace(X)
         if is_numpy_namespace(xp):
             y_numeric = self._cfg.loss != "logistic"
             X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=y_numeric)
@@ -390,43 +323,20 @@ class NewtonUnlearner(FitStateMixin, BaseEstimator):
             y_host = np.asarray(y)
         else:
             X = self._validate_xp(X, xp, reset=True)
-            y_host = to_numpy(y)
-            if y_host.ndim != 1 or y_host.shape[0] != X.shape[0]:
-                raise ValueError(f"y must be 1-D with {X.shape[0]} entries, got shape "
-                                 f"{y_host.shape}.")
-        if self._cfg.loss == "logistic":
-            check_classification_targets(y_host)
-            classes = np.unique(y_host)
-            if classes.size != 2:
-                raise ValueError(
-                    f"Only binary classification is supported: loss='logistic' needs exactly 2 "
-                    f"classes in y, got {classes.size} "
-                    f"class(es): {classes.tolist()[:5]}."
-                )
+            y_host = host_targets(y, X.shape[0])
+        y01, classes = glm_targets(y_host, self._cfg.loss)
+        if classes is not None:
             self.classes_ = classes
-            y01 = (y_host == classes[1]).astype(np.float64)
-        else:
-            y01 = np.asarray(y_host, dtype=np.float64)
-            if not np.all(np.isfinite(y01)):
-                raise ValueError("y must be finite.")
-            if self._cfg.loss == "poisson" and np.any(y01 < 0):
-                raise ValueError("loss='poisson' needs non-negative y.")
         if self._cfg.fit_intercept:
-            ones = xp.ones((X.shape[0], 1), dtype=X.dtype, device=_device(X))
+            ones = xp.ones((X.shape[0], 1), dtype=X.dtype, device=device(X))
             X = xp.concat([X, ones], axis=1)
-        if self._cfg.mechanism == "sekhari":
-            norms = np.linalg.norm(to_numpy(X), axis=1)
-            if np.max(norms) > float(self._cfg.feature_bound):
-                raise ValueError(
-                    f"feature_bound={self._cfg.feature_bound!r} is smaller than the largest "
-                    f"design-row norm {np.max(norms):.4g} (intercept column included): the "
-                    "Sekhari et al. noise would not cover these rows. Pass a larger a-priori "
-                    "bound or normalise the rows.")
+        mechanism.check_design(X)
+        self._mechanism = mechanism
         self._X = X
         self._y = asarray_like(y01, X, dtype=X.dtype)
         self._alpha = alpha
         # unpenalised intercept (Newton mechanism): per-coordinate penalty, 0 for the intercept
-        self._free_intercept = bool(self._cfg.fit_intercept and self._cfg.mechanism == "newton")
+        self._free_intercept = bool(self._cfg.fit_intercept and mechanism.frees_intercept)
         if self._free_intercept:
             pen = np.full(X.shape[1], alpha)
             pen[-1] = 0.0
@@ -434,12 +344,8 @@ class NewtonUnlearner(FitStateMixin, BaseEstimator):
         else:
             self._pen = alpha
         self._rng = check_rng(_scalar(self._cfg.random_state))
-        n, p = X.shape
-        self._shift = None
-        if self._cfg.mechanism == "guo":
-            self._guo_sigma = guo_noise_std(self._guo_budget(n), self._cfg.epsilon, self._cfg.delta)
-            self._shift = asarray_like(self._guo_sigma * self._rng.standard_normal(p), X)
-            self._guo_residual = 0.0
+        n = X.shape[0]
+        mechanism.prepare(self)
         beta, self.n_iter_, _ = newton_solve(
             X, self._y, self._cfg.loss, self._pen, xp, tol=self._cfg.tol,
             max_iter=self._cfg.max_iter, shift=self._shift,
@@ -459,92 +365,29 @@ class NewtonUnlearner(FitStateMixin, BaseEstimator):
         return self
 
     def _validate_xp(self, X, xp, reset):
-        if X.ndim != 2:
-            raise ValueError(f"X must be 2-D, got {X.ndim} dimension(s).")
-        if X.shape[0] < 1 or X.shape[1] < 1:
-            raise ValueError(f"X must have at least one row and column, got {X.shape}.")
-        X = xp.astype(X, xp.float64)
-        if not bool(xp.all(xp.isfinite(X))):
-            raise ValueError("X must not contain NaN or infinity.")
+        X = check_xp_design(X, xp, None if reset else self.n_features_in_, type(self).__name__)
         if reset:
             self.n_features_in_ = int(X.shape[1])
-        elif X.shape[1] != self.n_features_in_:
-            raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} is "
-                             f"expecting {self.n_features_in_} features as input.")
         return X
-
-    def _guo_budget(self, n):
-        if isinstance(self._cfg.noise_scale, str):
-            return self._alpha * noise_radius(n, 1, self._alpha)
-        return float(self._cfg.noise_scale)
 
     @property
     def _xp(self):
         return get_namespace(self._X)
 
-    def _intercept_for(self, coef, weights):
-        """Exact minimiser over the intercept of the retained loss, coefficients fixed.
-
-        ``weights`` is the 0/1 host mask of retained rows. Closed forms for the
-        squared and Poisson losses; a bracketed root search for the logistic
-        one. Raises when no minimiser exists (one class left, or only zero counts).
-        """
-        from scipy.optimize import brentq
-
-        w = np.asarray(weights, dtype=float)
-        keep = w > 0
-        if not keep.any():
-            return 0.0
-        z = to_numpy(self._X[:, :-1] @ coef)[keep]
-        y = to_numpy(self._y)[keep]
-        loss = self._cfg.loss
-        if loss == "squared":
-            return float(np.mean(y - z))
-        sy = float(y.sum())
-        if loss == "poisson":
-            if sy <= 0:
-                raise ValueError("the rows still kept have only zero counts: the unpenalised "
-                                 "intercept has no minimiser (use fit_intercept=False).")
-            zmax = float(z.max())
-            return float(math.log(sy) - zmax - math.log(np.exp(z - zmax).sum()))
-        n_keep = int(keep.sum())
-        if sy <= 0 or sy >= n_keep:
-            raise ValueError("the rows still kept hold a single class: the unpenalised "
-                             "intercept has no minimiser (use fit_intercept=False).")
-        target = math.log(sy / (n_keep - sy))
-
-        def excess(b):
-            return float(np.sum(_expit(z + b))) - sy
-
-        lo, hi = target - float(z.max()) - 1.0, target - float(z.min()) + 1.0
-        return float(brentq(excess, lo, hi, xtol=1e-15, rtol=4 * np.finfo(float).eps,
-                            maxiter=500))
+    @property
+    def _shift(self):
+        """Linear term of the fitted objective (Guo et al.'s perturbation; ``None``: none)."""
+        return self._mechanism.shift
 
     def _with_profiled_intercept(self, theta, weights):
-        """``theta`` with its intercept replaced by the exact one for its coefficients."""
+        """``theta`` with its intercept replaced by the exact one for its coefficients.
+
+        ``weights`` is the 0/1 host mask of retained rows; without a free
+        intercept ``theta`` is returned as it is.
+        """
         if not self._free_intercept:
             return theta
-        b0 = self._intercept_for(theta[:-1], weights)
-        out = np.array(to_numpy(theta), dtype=np.float64, copy=True)
-        out[-1] = b0
-        return asarray_like(out, self._X, dtype=self._X.dtype)
-
-    def _certificate(self, theta, ret):
-        """Certified bound on the coefficient error and the gradient norm it comes from.
-
-        Returns ``(||grad P_{-M}(coef)|| / alpha, ||grad P_{-M}(coef)||)``.
-        ``P_{-M}`` is the retained objective with the unpenalised intercept
-        minimised out: partial minimisation keeps convexity, so ``P_{-M}`` is
-        ``alpha``-strongly convex in the coefficients that carry the noise.
-        Without a free intercept it is ``L_{-M}`` itself.
-        """
-        xp = self._xp
-        if self._free_intercept:
-            g = ret.gradient(self._with_profiled_intercept(theta, ret.mask_host))[:-1]
-        else:
-            g = ret.gradient(theta)
-        residual = float(xp.linalg.vector_norm(g))
-        return residual / self._alpha, residual
+        return with_profiled_intercept(theta, self._X, self._y, weights, self._cfg.loss)
 
     def _release(self, theta):
         if self._cfg.fit_intercept:
@@ -558,7 +401,7 @@ class NewtonUnlearner(FitStateMixin, BaseEstimator):
     # ------------------------------------------------------------ prediction
     def _check_X(self, X):
         self._check_fitted()
-        xp = _namespace_of(X)
+        xp = input_namespace(X)
         if is_numpy_namespace(xp):
             return validate_data(self, X, dtype=np.float64, reset=False)
         return self._validate_xp(X, xp, reset=False)
@@ -654,40 +497,7 @@ class NewtonUnlearner(FitStateMixin, BaseEstimator):
         return xp.take(self._X, idx, axis=0), xp.take(self._y, idx, axis=0)
 
     def _radius(self, n, m):
-        if not isinstance(self._cfg.noise_scale, str):
-            return float(self._cfg.noise_scale)
-        if self._alpha == 0:
-            return math.inf
-        default = 1.0 if self._cfg.verify else max(1.0, math.log(n))
-        c1 = default if self._cfg.polylog_c1 is None else float(self._cfg.polylog_c1)
-        c2 = default if self._cfg.polylog_c2 is None else float(self._cfg.polylog_c2)
-        return noise_radius(n, m, self._alpha, c1=c1, c2=c2)
-
-    def _newton_direction(self, beta, step, ret, removed_now, removed_all):
-        xp = self._xp
-        if self._cfg.assume_optimal and step == 0:
-            X_m, y_m = self._take(removed_now)
-            d1, _ = loss_derivatives(y_m, X_m @ beta, self._cfg.loss, xp)
-            g = -(X_m.T @ d1)
-        else:
-            g = ret.gradient(beta)
-        use_stored = (self.hessian_cholesky_ is not None and step == 0)
-        if use_stored:
-            X_r, y_r = self._take(removed_all)
-            _, d2 = loss_derivatives(y_r, X_r @ self._beta_fit, self._cfg.loss, xp)
-            U = xp.expand_dims(xp.sqrt(d2), axis=1) * X_r
-            try:
-                return woodbury_downdate_solve(self.hessian_cholesky_, U, g, xp), "stored"
-            except CholeskyError:
-                warnings.warn("Woodbury downdate was not numerically positive definite; "
-                              "assembling the retained Hessian directly.", RuntimeWarning,
-                              stacklevel=3)
-        X_keep, y_keep = ret.rows
-        H = objective_hessian(beta, X_keep, y_keep, self._cfg.loss, self._pen, xp)
-        if self._alpha == 0:
-            return xp.linalg.pinv(H) @ g, "direct"
-        L, _ = factor_with_jitter(H, xp, name="retained Hessian")
-        return cho_solve(L, g, xp), "direct"
+        return request_radius(self._cfg, self._alpha, n, m)
 
     def unlearn(self, indices, *, random_state=None):
         """Remove training rows ``indices``: Newton step, verification, noise.
@@ -745,34 +555,14 @@ class NewtonUnlearner(FitStateMixin, BaseEstimator):
         keep = np.flatnonzero(~removed)
         removed_all = np.flatnonzero(removed)
         ret = Retained(self, keep)
-        n_total, p = self._X.shape
-        alpha = self._alpha
+        p = self._X.shape[1]
         r = self._radius(n_before, max(m, 1))
-        if self._cfg.mechanism == "guo":
-            beta, info = self._unlearn_guo(idx, removed_all, ret, rng)
-        else:
-            beta, info = self._unlearn_newton(idx, removed_all, ret, r)
+        beta, info = self._mechanism.step(self, idx, removed_all, ret, r, rng)
         # noise (drawn on the host from the seeded stream, then moved to the device); the
         # state the stream starts from identifies the draws (up to their scale)
         stream = hashlib.sha1(repr(rng.bit_generator.state).encode()).hexdigest()
-        sigma, noise_name, b = 0.0, "none", None
         p_noise = p - 1 if self._free_intercept else p
-        if self._cfg.mechanism == "sekhari":
-            # Lipschitz constants of the loss class from the a-priori row bound R (never
-            # from the data): |dl/dz| <= 1 gives L = R; a bound c3 on the third
-            # derivative gives M = c3 R^3
-            R = float(self._cfg.feature_bound)
-            sigma = sekhari_noise_std(n_before, max(m, 1), alpha, R,
-                                      _THIRD_DERIVATIVE_BOUND[self._cfg.loss] * R**3,
-                                      self._cfg.epsilon, self._cfg.delta)
-            if self._cfg.noise is not None and sigma > 0:
-                b = draw_noise("gaussian", sigma, 1.0, p_noise, random_state=rng)
-                noise_name = "gaussian"
-        elif self._cfg.mechanism == "guo":
-            sigma, noise_name = self._guo_sigma, "gaussian-objective"
-        elif self._cfg.noise is not None and math.isfinite(r):
-            b = draw_noise(self._cfg.noise, r, self._cfg.epsilon, p_noise, random_state=rng)
-            sigma, noise_name = r / self._cfg.epsilon, self._cfg.noise
+        sigma, noise_name, b = self._mechanism.noise(self, n_before, m, r, rng, p_noise)
         if b is not None and stream in self.__dict__.setdefault("_noise_streams", set()):
             raise ValueError(
                 "random_state: the noise of this request repeats the noise of an earlier "
@@ -813,7 +603,7 @@ class NewtonUnlearner(FitStateMixin, BaseEstimator):
         self.history_.append(report)
         if b is not None:
             self._noise_streams.add(stream)
-        self.mu_spent_ = self._ledger()
+        self.mu_spent_ = self._mechanism.ledger(self.history_)
         return self
 
     def _last_report_field(self, name):
@@ -840,98 +630,6 @@ class NewtonUnlearner(FitStateMixin, BaseEstimator):
     def mu_effective_(self):
         """Realised GDP parameter ``delta_cert_ / sigma_`` of the last request (audit only)."""
         return self._last_report_field("mu_effective")
-
-    def _ledger(self):
-        mus = []
-        for rep in self.history_:
-            if rep.noise == "none" and rep.m == 0:
-                continue
-            if rep.mechanism != "newton" or rep.noise == "laplace_l2":
-                return math.nan
-            mus.append(rep.epsilon if rep.noise == "gaussian" else math.inf)
-        return compose_gdp(mus)
-
-    def _unlearn_newton(self, idx, removed_all, ret, r):
-        xp = self._xp
-        alpha = self._alpha
-        p = self._X.shape[1]
-        if ret.n == 0:
-            # everything removed: L_{-M} = alpha ||beta||^2 / 2, minimiser 0
-            beta = xp.zeros(p, dtype=self._X.dtype, device=_device(self._X))
-            return beta, {"delta_cert": 0.0, "certified": alpha > 0, "fallback": False,
-                          "residual": 0.0, "steps": 0, "hessian": "none"}
-        beta = self._beta
-        n_steps = int(self._cfg.n_newton_steps)
-        hessian = "direct"
-        for step in range(n_steps):
-            direction, kind = self._newton_direction(beta, step, ret, idx, removed_all)
-            if step == 0:
-                hessian = kind
-            beta = beta - direction
-        if self._cfg.mechanism == "sekhari" or not self._cfg.verify or alpha == 0:
-            delta_cert = residual = math.nan
-            if self._cfg.verify and alpha > 0:
-                delta_cert, residual = self._certificate(beta, ret)
-            if alpha == 0:
-                warnings.warn("alpha=0: the objective is not strongly convex; no certificate "
-                              "is available.", UnlearningWarning, stacklevel=3)
-            certified = self._cfg.mechanism == "sekhari" and alpha > 0
-            return beta, {"delta_cert": delta_cert, "certified": certified, "fallback": False,
-                          "residual": residual, "steps": n_steps, "hessian": hessian}
-        delta_cert, residual = self._certificate(beta, ret)
-        fallback = False
-        certified = delta_cert <= r
-        if not certified:
-            X_keep, y_keep = ret.rows
-            with warnings.catch_warnings():
-                # the outcome is checked (and reported) right below
-                warnings.simplefilter("ignore", ConvergenceWarning)
-                beta, _, _ = newton_solve(X_keep, y_keep, self._cfg.loss, self._pen, xp,
-                                          beta0=beta, tol=self._cfg.tol,
-                                          max_iter=self._cfg.max_iter)
-            delta_cert, _ = self._certificate(beta, ret)
-            fallback = True
-            # the released law is the retrained one when the refit reached its tolerance
-            certified = delta_cert <= max(r, self._cfg.tol)
-        return beta, {"delta_cert": delta_cert, "certified": bool(certified),
-                      "fallback": fallback, "residual": residual, "steps": n_steps,
-                      "hessian": hessian}
-
-    def _unlearn_guo(self, idx, removed_all, ret, rng):
-        xp = self._xp
-        alpha = self._alpha
-        p = self._X.shape[1]
-        n_keep = ret.n
-        budget = self._guo_budget(self.removed_.shape[0])
-        if n_keep == 0:
-            beta = -self._shift / alpha
-            return beta, {"delta_cert": 0.0, "certified": True, "fallback": False,
-                          "residual": 0.0, "steps": 0, "hessian": "none"}
-        beta = self._beta
-        direction, kind = self._newton_direction(beta, 0, ret, idx, removed_all)
-        beta = beta - direction
-        X_keep, y_keep = ret.rows
-        # data-dependent residual bound of Guo et al.: gamma ||X|| ||H^-1 D|| ||X H^-1 D||
-        gamma = 0.25 if self._cfg.loss == "logistic" else 0.0
-        if gamma > 0:
-            xnorm = float(xp.linalg.matrix_norm(X_keep, ord=2))
-            bound = gamma * xnorm * float(xp.linalg.vector_norm(direction)) * float(
-                xp.linalg.vector_norm(X_keep @ direction))
-        else:
-            bound = 0.0
-        self._guo_residual += bound
-        residual = float(xp.linalg.vector_norm(ret.gradient(beta)))
-        fallback = False
-        if self._guo_residual > budget:
-            # retrain from scratch with a fresh objective perturbation
-            self._shift = asarray_like(self._guo_sigma * rng.standard_normal(p), self._X)
-            beta, _, _ = newton_solve(X_keep, y_keep, self._cfg.loss, alpha, xp,
-                                      tol=self._cfg.tol,
-                                      max_iter=self._cfg.max_iter, shift=self._shift)
-            self._guo_residual = 0.0
-            fallback = True
-        return beta, {"delta_cert": residual / alpha, "certified": True, "fallback": fallback,
-                      "residual": residual, "steps": 1, "hessian": kind}
 
     def retrain_reference(self, indices=(), *, add_noise=False, n_draws=None,
                           random_state=None):
@@ -980,7 +678,8 @@ class NewtonUnlearner(FitStateMixin, BaseEstimator):
         X_keep, y_keep = self._take(np.flatnonzero(~removed))
         # warm start from the current noise-free state (same minimiser, fewer iterations)
         beta, _, _ = newton_solve(X_keep, y_keep, self._cfg.loss, self._pen, self._xp,
-                                  beta0=self._beta if self._cfg.mechanism != "guo" else None,
+                                  beta0=self._beta if self._mechanism.warm_starts_reference
+                                  else None,
                                   tol=self._cfg.tol, max_iter=self._cfg.max_iter,
                                   allow_singular=self._cfg.allow_singular)
         beta = to_numpy(beta)
@@ -988,21 +687,10 @@ class NewtonUnlearner(FitStateMixin, BaseEstimator):
             if n_draws is not None:
                 raise ValueError("n_draws needs add_noise=True.")
             return beta
-        if self._cfg.noise is None or self._cfg.mechanism != "newton":
+        if self._cfg.noise is None or not self._mechanism.has_reference_noise:
             raise ValueError("add_noise=True needs mechanism='newton' and a noise family, got "
                              f"mechanism={self._cfg.mechanism!r}, noise={self._cfg.noise!r}.")
         n_before = int((~self.removed_).sum())
         r = self._radius(n_before, max(int(idx.size), 1))
-        p_noise = beta.shape[0] - 1 if self._free_intercept else beta.shape[0]
-        b = draw_noise(self._cfg.noise, r, self._cfg.epsilon, p_noise, n_draws=n_draws,
-                       random_state=check_rng(_scalar(random_state)))
-        if not self._free_intercept:
-            return beta + b
-        # noise on the coefficients; the intercept is refitted on the kept rows
-        keep = (~removed).astype(float)
-        draws = np.atleast_2d(b)
-        out = np.empty((draws.shape[0], beta.shape[0]))
-        for k, bk in enumerate(draws):
-            out[k] = to_numpy(self._with_profiled_intercept(
-                asarray_like(beta + np.append(bk, 0.0), self._X), keep))
-        return out[0] if n_draws is None else out
+        return self._mechanism.reference_draws(self, beta, removed, r, n_draws,
+                                               check_rng(_scalar(random_state)))

@@ -19,6 +19,7 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 from ..utils import check_int, check_option, check_rng, to_numpy
+from ..utils._array_api import device
 from ..utils._validation import _scalar
 from ._linalg import CholeskyError, cho_solve, factor_with_jitter
 
@@ -86,9 +87,7 @@ def objective_hessian(beta, X, y, loss, alpha, xp):
     _, d2 = loss_derivatives(y, X @ beta, loss, xp)
     p = X.shape[1]
     H = X.T @ (xp.expand_dims(d2, axis=1) * X)
-    import array_api_compat
-
-    return H + xp.eye(p, dtype=X.dtype, device=array_api_compat.device(X)) * alpha
+    return H + xp.eye(p, dtype=X.dtype, device=device(X)) * alpha
 
 
 def penalty_strength(alpha):
@@ -137,9 +136,7 @@ def newton_solve(X, y, loss, alpha, xp, beta0=None, tol=1e-10, max_iter=100, shi
         Norm of the gradient at the returned point.
     """
     p = X.shape[1]
-    import array_api_compat
-
-    dev = array_api_compat.device(X)
+    dev = device(X)
     beta = xp.zeros(p, dtype=X.dtype, device=dev) if beta0 is None else beta0
     if X.shape[0] == 0:
         # only the penalty remains; its minimiser is -shift / alpha (0 without a shift)

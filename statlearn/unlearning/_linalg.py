@@ -13,6 +13,8 @@ import warnings
 import numpy as np
 from array_api_compat import is_cupy_namespace, is_numpy_namespace
 
+from ..utils._array_api import device
+
 __all__ = [
     "CholeskyError",
     "cho_solve",
@@ -65,14 +67,8 @@ def factor_with_jitter(H, xp, name="Hessian"):
             RuntimeWarning,
             stacklevel=3,
         )
-        eye = xp.eye(p, dtype=H.dtype, device=_device(H))
+        eye = xp.eye(p, dtype=H.dtype, device=device(H))
         return cholesky_lower(H + jitter * eye, xp), jitter
-
-
-def _device(x):
-    import array_api_compat
-
-    return array_api_compat.device(x)
 
 
 def solve_lower(L, B, xp, trans=False):
@@ -111,7 +107,7 @@ def woodbury_downdate_solve(L, U, v, xp):
     if m == 0:
         return solve_lower(L, t, xp, trans=True)
     W = solve_lower(L, U.T, xp)
-    C = xp.eye(m, dtype=W.dtype, device=_device(W)) - W.T @ W
+    C = xp.eye(m, dtype=W.dtype, device=device(W)) - W.T @ W
     Lc = cholesky_lower(C, xp)
     s = W @ cho_solve(Lc, W.T @ t, xp)
     return solve_lower(L, t + s, xp, trans=True)

@@ -8,7 +8,15 @@ import array_api_compat
 import numpy as np
 from array_api_compat import array_namespace, is_cupy_namespace, is_numpy_namespace
 
-__all__ = ["get_namespace", "is_numpy_namespace", "is_cupy_namespace", "to_numpy", "asarray_like"]
+__all__ = [
+    "asarray_like",
+    "device",
+    "get_namespace",
+    "input_namespace",
+    "is_cupy_namespace",
+    "is_numpy_namespace",
+    "to_numpy",
+]
 
 
 def get_namespace(*arrays: Any):
@@ -40,6 +48,44 @@ def get_namespace(*arrays: Any):
         return array_namespace(*arrs)
     except TypeError as exc:
         raise TypeError(f"inputs must all come from one array library: {exc}") from exc
+
+
+def input_namespace(X: Any):
+    """Namespace an estimator computes in for the input ``X``, without converting it.
+
+    An array-API array other than a NumPy array (CuPy, array-api-strict, ...)
+    gives its own namespace; anything else (NumPy arrays, lists, pandas
+    objects, malformed input) gives NumPy's, so that NumPy-side validation
+    sees the input unchanged and reports its own errors. Unlike
+    :func:`get_namespace` it never calls :func:`numpy.asarray`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from statlearn.utils._array_api import input_namespace
+    >>> input_namespace(np.zeros((2, 2))).__name__
+    'array_api_compat.numpy'
+    >>> input_namespace([[1.0, 2.0], [3.0]]).__name__  # ragged: left to the validation
+    'array_api_compat.numpy'
+    """
+    import array_api_compat.numpy as np_xp
+
+    if array_api_compat.is_array_api_obj(X) and not isinstance(X, np.ndarray):
+        return get_namespace(X)
+    return np_xp
+
+
+def device(x: Any):
+    """Device of the array ``x`` (``"cpu"`` for NumPy), to create arrays next to it.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from statlearn.utils._array_api import device
+    >>> device(np.zeros(3))
+    'cpu'
+    """
+    return array_api_compat.device(x)
 
 
 def to_numpy(x: Any) -> np.ndarray:

@@ -1,4 +1,10 @@
-"""Section 4 of the spec as hypothesis properties on random small problems.
+"""The results of Kiyani et al. (2025) as hypothesis properties on random small problems.
+
+The minimax (saddle-point) property of the robust rule (Theorem 3.1), the collapse under
+decision calibration (Theorems 4.1-4.2), several tasks at once (Corollary 4.3), the
+bin-wise rule (Proposition 4.5), and consequences of the minimax problem that we derived
+ourselves: monotonicity in the test class, invariances, labels being irrelevant, and
+plug-in optimality under a calibrated truth.
 
 Every expected value comes from the tests' own LPs (conftest.py) or from a
 closed form derived here, never from the library.
@@ -95,7 +101,8 @@ def test_saddle_certificate_and_policy_support(ref, p):
 
 @given(problems(max_n=4))
 def test_robust_beats_every_deterministic_policy_in_the_worst_case(ref, p):
-    """P1: robust value >= worst case of plug-in and of every deterministic rule."""
+    """Minimax (Theorem 3.1): robust value >= worst case of plug-in and of every
+    deterministic rule."""
     rule = _fit(p)
     V, U, c, Hm, simp = p["V"], p["U"], p["c"], _Hm(p), p["simplex"]
     w = _w(V)
@@ -106,14 +113,15 @@ def test_robust_beats_every_deterministic_policy_in_the_worst_case(ref, p):
     for acts in itertools.product(range(m), repeat=n):
         wc, _ = ref.worst_case(V, w, Hm, U, c, np.eye(m)[list(acts)], simplex=simp)
         assert rule.robust_value_ >= wc - TOL
-    # P8: under q = v the plug-in rule is optimal
+    # under a calibrated truth (q = v) the plug-in rule is optimal (ours)
     nominal_rob = np.mean(np.sum(rule.predict_proba(V) * (V @ U.T + c), axis=1))
     assert nominal_rob <= np.mean(value_function(V, U, c)) + 1e-9
 
 
 @given(problems(), st.booleans())
 def test_decision_calibration_collapse(ref, p, with_extra):
-    """P2: with the decision tests in H, robust value = E[val(V)] = plug-in's worst case."""
+    """Theorems 4.1-4.2: with the decision tests in H, robust value = E[val(V)] = plug-in's
+    worst case."""
     V, U, c, simp = p["V"], p["U"], p["c"], p["simplex"]
     w = _w(V)
     a_br = TrustForecastRule(U, c).fit(V).predict(V)
@@ -140,7 +148,8 @@ def test_decision_calibration_collapse(ref, p, with_extra):
 
 @given(problems(max_tests=3))
 def test_monotone_in_the_test_class(ref, p):
-    """P3: value(none) = min_p val(p) <= value(H1) <= value(H1 + h) <= E[val(V)]."""
+    """Monotonicity (ours): value(none) = min_p val(p) <= value(H1) <= value(H1 + h)
+    <= E[val(V)]."""
     V, U, c, simp = p["V"], p["U"], p["c"], p["simplex"]
     k = p["A"].shape[0]
     values = []
@@ -156,7 +165,7 @@ def test_monotone_in_the_test_class(ref, p):
 
 @given(problems(d=1, simplex=False, max_n=8), st.integers(1, 4))
 def test_binwise_closed_form_equals_lp(ref, p, nb):
-    """P5: constant on each bin, equal to the best response to the bin mean."""
+    """Proposition 4.5: constant on each bin, equal to the best response to the bin mean."""
     V, U, c = p["V"], p["U"], p["c"]
     import warnings
 
@@ -218,7 +227,8 @@ def test_approximate_calibration(ref, p, eps):
 
 @given(problems(), st.integers(1, 5), st.integers(-5, 5), st.randoms(use_true_random=False))
 def test_invariances(ref, p, scale, shift, rnd):
-    """P7: affine changes of u rescale the value and keep the rule minimax; permuting
+    """Invariances (ours): affine changes of u rescale the value and keep the rule minimax;
+    permuting
     the actions permutes the policy."""
     V, U, c, Hm, simp = p["V"], p["U"], p["c"], _Hm(p), p["simplex"]
     w = _w(V)
@@ -241,7 +251,7 @@ def test_invariances(ref, p, scale, shift, rnd):
 
 @given(problems(d=1, simplex=False), st.integers(0, 2**31 - 1))
 def test_labels_are_irrelevant(p, seed):
-    """P6: the rule depends on the calibration forecasts and H only."""
+    """Labels are irrelevant (ours): the rule depends on the calibration forecasts and H only."""
     y = np.random.default_rng(seed).uniform(size=p["V"].shape[0])
     a = _fit(p)
     b = MinimaxDecisionRule(p["U"], p["c"], tests=_linear_tests(p["A"], p["b"]),
@@ -252,7 +262,7 @@ def test_labels_are_irrelevant(p, seed):
 
 @given(problems(d=1, simplex=False), problems(d=1, simplex=False))
 def test_decision_calibrated_for_two_tasks_at_once(p1, p2):
-    """P4: with the decision tests of both tasks, plug-in is minimax for each task."""
+    """Corollary 4.3: with the decision tests of both tasks, plug-in is minimax for each task."""
     V = p1["V"]
     tasks = [(p1["U"], p1["c"]), (p2["U"], p2["c"])]
 

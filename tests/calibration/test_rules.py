@@ -1,4 +1,4 @@
-"""Edge cases (spec section 8), API behaviour and bad input of the decision rules."""
+"""Edge cases, API behaviour and bad input of the decision rules."""
 
 from __future__ import annotations
 

@@ -40,7 +40,8 @@ def test_replication_outputs_are_reproducible():
 def test_table1_pattern_in_sample_is_exact():
     """Least squares with a linear head is self-orthogonal on its training data; with the
     rule fitted on the same forecasts that define the ambiguity set, robust >= plug-in
-    under both adversaries (saddle point), and plug-in >= robust when q = v (P8)."""
+    under both adversaries (saddle point), and plug-in >= robust when q = v (the pattern of
+    Kiyani et al.'s Table 1)."""
     rng = np.random.default_rng(11)
     X = rng.uniform(-1, 1, size=(400, 3))
     y = np.clip(0.5 + 0.3 * np.sin(3 * X[:, 0]) + 0.1 * X[:, 1]

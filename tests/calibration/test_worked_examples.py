@@ -1,4 +1,4 @@
-"""The spec's worked examples (section 7), reproduced exactly.
+"""Worked examples of the robust decision rule (ours, verified by LP), reproduced exactly.
 
 Expected numbers are derived by hand in the comments (and re-derived by the
 tests' own LPs in conftest.py), never read from the library.

@@ -1,7 +1,9 @@
 """SpectralClusteringOracle on the shared base layer: the fit record, stale answers,
 parameters as NumPy scalars, array-likes of any dtype.
 
-Each test here failed before the oracle moved to :mod:`statlearn.base`.
+The tests before the last failed before the oracle moved to :mod:`statlearn.base`; the
+last one (a changed ``outlier_label`` is refused, never answered from) guards the same
+fit record.
 """
 
 from __future__ import annotations
@@ -124,3 +126,20 @@ def test_functions_take_numpy_scalars_and_name_mismatched_pairs():
                                  random_state=np.asarray(1))
     b = test_one_vs_two_clusters(two, walk_length=10, n_repeats=1, n_samples=8, random_state=1)
     np.testing.assert_array_equal(a.eigenvalues, b.eigenvalues)
+
+
+def test_predictions_never_use_an_outlier_label_set_after_fit():
+    A, _ = make_planted_expanders([200, 200], 10, n_bridges=10, random_state=0)
+    est = SpectralClusteringOracle(2, walk_length=8, n_repeats=1, random_state=0).fit(A)
+    v = np.arange(0, 400, 7)
+    # a threshold no dot product reaches makes every query an outlier
+    est.threshold_ = np.inf
+    before = est.predict(v)
+    assert np.all(before == -1)
+    est.set_params(outlier_label=99)
+    # neither the old label (silently) nor the new one (not what fit built): refused
+    with pytest.raises(StaleFitError, match="outlier_label changed since fit"):
+        est.predict(v)
+    assert est.outlier_label_ == -1
+    est.set_params(outlier_label=-1)
+    np.testing.assert_array_equal(est.predict(v), before)

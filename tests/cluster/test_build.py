@@ -11,8 +11,12 @@ import numpy as np
 import pytest
 from sklearn.exceptions import NotFittedError
 
-from statlearn.cluster import OracleConstructionError, SpectralClusteringOracle
-from statlearn.cluster import _oracle as oracle_module
+from statlearn.cluster import (
+    OracleConstructionError,
+    SpectralClusteringOracle,
+    _batched_build,
+    _landmark_index,
+)
 from statlearn.datasets import make_sbm_graph
 
 
@@ -64,9 +68,10 @@ def test_budget_zero_stops_after_each_stage_and_resume_finishes_the_same_oracle(
     assert o.resume() is o  # resuming a complete build does nothing
 
 
-def _interrupt_on_call(monkeypatch, name, call):
-    """Make ``_oracle.<name>`` raise KeyboardInterrupt on its ``call``-th call."""
-    real = getattr(oracle_module, name)
+def _interrupt_on_call(monkeypatch, module, name, call):
+    """Make ``module.<name>`` (as the build stages call it) raise KeyboardInterrupt on its
+    ``call``-th call."""
+    real = getattr(module, name)
     count = {"n": 0}
 
     def wrapped(*args, **kwargs):
@@ -75,7 +80,7 @@ def _interrupt_on_call(monkeypatch, name, call):
             raise KeyboardInterrupt
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(oracle_module, name, wrapped)
+    monkeypatch.setattr(module, name, wrapped)
     return count
 
 
@@ -89,7 +94,7 @@ def test_keyboard_interrupt_keeps_the_work_done_and_resume_completes_it(sbm, mon
     full = SpectralClusteringOracle(3, mode="fast", random_state=0).fit(A)
     o = SpectralClusteringOracle(3, mode="fast", random_state=0)
     with monkeypatch.context() as m:
-        _interrupt_on_call(m, "walk_rows", call)
+        _interrupt_on_call(m, _landmark_index, "walk_rows", call)
         with pytest.raises(KeyboardInterrupt):
             o.fit(A)
     assert o.build_state_ == "partial"
@@ -106,7 +111,7 @@ def test_keyboard_interrupt_in_the_batched_build(sbm, monkeypatch):
     full = SpectralClusteringOracle(3, random_state=0, **kw).fit(A)
     o = SpectralClusteringOracle(3, random_state=0, **kw)
     with monkeypatch.context() as m:
-        _interrupt_on_call(m, "median_estimates", 20)
+        _interrupt_on_call(m, _batched_build, "median_estimates", 20)
         with pytest.raises(KeyboardInterrupt):
             o.fit(A)
     assert o.build_state_ == "partial" and o.build_stage_ != "done"

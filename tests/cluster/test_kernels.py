@@ -10,21 +10,19 @@ from statlearn.cluster._graph import as_graph_access
 from statlearn.cluster._kernels import (
     GROUP,
     collision_counts_kernel,
-    collision_counts_reference,
     hash32,
     missing_mirrors_kernel,
-    missing_mirrors_reference,
     walk_endpoints_kernel,
 )
-from statlearn.cluster._walks import (
+from statlearn.cluster._references import (
     _hash32_py,
     _hash32_xp,
-    base_words,
-    collision_counts,
+    collision_counts_reference,
     collision_counts_xp,
-    derive_keys,
+    missing_mirrors_reference,
     walk_endpoints_xp,
 )
+from statlearn.cluster._walks import base_words, collision_counts, derive_keys
 from statlearn.datasets import make_sbm_graph
 
 
@@ -242,7 +240,8 @@ def test_advance_kernel_continues_walks_exactly(A, seed, t0, t1, weighted):
     start for t0 + t1 steps are (the reference reruns them), weighted or not, on int32
     positions, with the walk ids starting at an offset and a partial GROUP. Planted defect
     (continued walks reuse the draws of steps 1, 2, ... instead of step0 + 1, ...): fails."""
-    from statlearn.cluster._kernels import advance_walks_kernel, advance_walks_reference
+    from statlearn.cluster._kernels import advance_walks_kernel
+    from statlearn.cluster._references import advance_walks_reference
 
     if weighted:
         B = sp.csr_array(A, copy=True)
@@ -270,12 +269,8 @@ def test_index_kernels_equal_references(seed, m, s, q, r):
     """Counts and scores of walks against a sorted endpoint index (repeated endpoints,
     several landmarks at one endpoint, endpoints absent from the index, int32 index
     looked up with int64 walks) equal the NumPy references."""
-    from statlearn.cluster._kernels import (
-        index_counts_kernel,
-        index_counts_reference,
-        index_scores_kernel,
-        index_scores_reference,
-    )
+    from statlearn.cluster._kernels import index_counts_kernel, index_scores_kernel
+    from statlearn.cluster._references import index_counts_reference, index_scores_reference
 
     rng = np.random.default_rng(seed)
     endpoints = np.sort(rng.integers(0, 12, size=m)).astype(np.int32)

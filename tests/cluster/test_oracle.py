@@ -1,4 +1,6 @@
-"""SpectralClusteringOracle: guarantees (P3-P6, P9), edge cases, API."""
+"""SpectralClusteringOracle: the guarantees of Shen, Zhu, Peng and Huang (2026) (memory and
+the S * T trade-off of Theorem 3.2, dot-product accuracy, the SBM experiment), determinism,
+edge cases, API."""
 
 import math
 import pickle
@@ -60,8 +62,9 @@ def _bound(o):
 
 
 @pytest.mark.parametrize("b", [8, 32, 128, 512])
-def test_p3_memory_is_walk_buffer_plus_landmark_structures(two_expanders, b):
-    """P3: peak <= c_b b + s^2 + s s' + c0 with c_b = 1; the walk part is exactly b."""
+def test_memory_is_walk_buffer_plus_landmark_structures(two_expanders, b):
+    """Memory O(b) (Theorem 3.2): peak <= c_b b + s^2 + s s' + c0 with c_b = 1; the walk
+    part is exactly b."""
     A, _ = two_expanders
     o = SpectralClusteringOracle(2, walk_length=8, batch_size=b, random_state=1).fit(A)
     assert o.walk_buffer_words_ == o.batch_size_ == min(b, o.n_walks_)
@@ -92,7 +95,8 @@ def test_memory_budget_sets_the_largest_batch_that_fits(two_expanders):
 
 def _fit_ignoring_failure(o, A):
     """S and T are fixed before construction when walk_length is given; tiny landmark
-    sets (used here to keep the test fast) may fail to construct, which P4 ignores."""
+    sets (used here to keep the test fast) may fail to construct, which the trade-off test
+    ignores."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
@@ -101,8 +105,9 @@ def _fit_ignoring_failure(o, A):
             pass
 
 
-def test_p4_memory_times_time_is_flat_across_batch_sizes():
-    """P4: S_walk * T / n within a factor 1.5 for b in {4..64} at C = 4, and T ~ n at fixed b."""
+def test_memory_times_time_is_flat_across_batch_sizes():
+    """Theorem 3.2's trade-off: S_walk * T / n within a factor 1.5 for b in {4..64} at
+    C = 4, and T ~ n at fixed b."""
     A, _ = make_planted_expanders([500, 500], 10, n_bridges=10, random_state=0)
     kw = dict(walk_length=8, n_landmarks=8, n_cluster_landmarks=6, n_repeats=1)
     prod = []
@@ -151,8 +156,9 @@ def test_walk_step_counters_count_real_steps():
     assert g.degree_calls == o.walk_steps_per_query_ == 2 * 4 * 4 * 3
 
 
-def test_p5_dot_products_match_the_spectral_embedding():
-    """P5: |dot - <f_x, f_y>| <= 0.3 k/n for >= 90% of pairs (defaults, t = 10)."""
+def test_dot_products_match_the_spectral_embedding():
+    """Theorem 3.2's accuracy: |dot - <f_x, f_y>| <= 0.3 k/n for >= 90% of pairs
+    (defaults, t = 10)."""
     A, y = make_sbm_graph([400] * 3, 0.15, 0.004, random_state=0)
     n, k = A.shape[0], 3
     deg = np.asarray(A.sum(axis=1)).ravel()
@@ -169,9 +175,10 @@ def test_p5_dot_products_match_the_spectral_embedding():
 
 
 @pytest.mark.slow
-def test_p6_paper_sbm_accuracy():
-    """P6: SBM n = 3000, k = 3, p = 0.07, q = 0.002, t = 10: construction succeeds in
-    >= 80% of seeds and mean accuracy over random queries >= 0.97 (paper: 0.983-0.991).
+def test_accuracy_on_the_papers_sbm():
+    """The paper's experiment, SBM n = 3000, k = 3, p = 0.07, q = 0.002, t = 10:
+    construction succeeds in >= 80% of seeds and mean accuracy over random queries
+    >= 0.97 (paper: 0.983-0.991).
     CI size: 2 seeds x 150 queries; full: 5 seeds x 500."""
     n_seeds = mc_size(ci=2, full=5)
     n_queries = mc_size(ci=150, full=500)
@@ -209,7 +216,7 @@ def test_automatic_walk_length_on_planted_expanders(two_expanders):
     assert accuracy(o.predict(np.arange(0, 400, 5)), y[::5], 2) == 1.0
 
 
-def test_p9_determinism_across_threads_backends_and_order(two_expanders, fitted):
+def test_determinism_across_threads_backends_and_order(two_expanders, fitted):
     A, _ = two_expanders
     kw = dict(walk_length=8, random_state=0)
     q = np.array([3, 250, 77, 399, 120])
@@ -224,7 +231,7 @@ def test_p9_determinism_across_threads_backends_and_order(two_expanders, fitted)
     assert not np.array_equal(other.landmarks_, fitted.landmarks_)
 
 
-def test_p7_prior_mode_equals_single_batch(two_expanders):
+def test_prior_mode_equals_single_batch(two_expanders):
     A, _ = two_expanders
     prior = SpectralClusteringOracle(2, walk_length=8, n_walks=40, mode="prior",
                                      random_state=0).fit(A)
@@ -252,7 +259,9 @@ def test_query_object_graph_gives_the_same_oracle():
     np.testing.assert_array_equal(a.predict([0, 1, 30]), b.predict([0, 1, 30]))
 
 
-# ------------------------------------------------------------------ edge cases (spec 5)
+# ------------------------------------------------------------------ edge cases
+# (our resolutions of the cases the paper leaves open: k = 1, disconnected graphs,
+# isolated vertices, directed input, b > R, k too large)
 def test_single_cluster_labels_everything_zero(two_expanders):
     A, _ = two_expanders
     o = SpectralClusteringOracle(1, random_state=0).fit(A)

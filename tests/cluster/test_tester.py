@@ -1,4 +1,4 @@
-"""The 1-vs-2 cluster tester (A7, P8)."""
+"""The 1-vs-2 cluster tester (Algorithm 5 and Theorem 1.2 of Shen, Zhu, Peng and Huang 2026)."""
 
 import numpy as np
 import pytest
@@ -10,8 +10,8 @@ from statlearn.utils._testing import assert_binomial_rate, mc_size
 
 @pytest.mark.slow
 @pytest.mark.parametrize("b", [16, 256])
-def test_p8_one_vs_two_expanders(b):
-    """P8: one random 8-regular expander vs two disjoint halves; correct in >= 95% of trials.
+def test_one_vs_two_expanders(b):
+    """One random 8-regular expander vs two disjoint halves; correct in >= 95% of trials.
 
     Full size: n = 4000, 40 trials per graph type; CI size: n = 1000, 16 trials,
     one repeat and t = 20 (long enough to mix on these expanders). The binomial

@@ -1,4 +1,5 @@
-"""The batched collision estimator (EstRWDot): unbiasedness, exact variance, prior mode."""
+"""The batched collision estimator (Algorithm 1, EstRWDot, of Shen, Zhu, Peng and Huang 2026):
+unbiasedness for every batch size, the exact variance, the prior oracles' estimator."""
 
 import numpy as np
 import pytest
@@ -14,7 +15,8 @@ from statlearn.datasets import make_sbm_graph
 from statlearn.utils import spawn_seeds
 from statlearn.utils._testing import assert_mean_close
 
-# P1/P2 graph: a 2-block SBM on 300 vertices, walks of length 8
+# the graph of the unbiasedness and variance tests: a 2-block SBM on 300 vertices, walks of
+# length 8
 T = 8
 
 
@@ -32,7 +34,8 @@ def _exact(A, x, y, t=T):
 
 
 def _exact_variance(A, x, y, b, n_batches, t=T):
-    """Var(Z) = [P - P^2 + (b - 1)(A3 + B3 - 2 P^2)] / (B b^2) for independent walk sets."""
+    """Var(Z) = [P - P^2 + (b - 1)(A3 + B3 - 2 P^2)] / (B b^2) for independent walk sets
+    (our derivation for Algorithm 1; the paper's Lemma 3.1 only bounds it)."""
     P, A3, B3 = _exact(A, x, y, t)
     return (P - P**2 + (b - 1) * (A3 + B3 - 2 * P**2)) / (n_batches * b * b)
 
@@ -56,8 +59,9 @@ def test_lazy_walk_distribution_matches_dense_matrix_power():
 
 @pytest.mark.parametrize("b", [1, 4, 32])
 @pytest.mark.parametrize("pair", list(PAIRS))
-def test_p1_unbiased_for_every_batch_size(sbm300, b, pair):
-    """P1: E[Z] = <p_x^t, p_y^t> for every b, including x = y (independent walk sets).
+def test_estimates_are_unbiased_for_every_batch_size(sbm300, b, pair):
+    """Algorithm 1 is unbiased: E[Z] = <p_x^t, p_y^t> for every b, including x = y
+    (independent walk sets).
 
     2000 independent estimates with R = 64 walks per side; mean within the
     normal bound of false-alarm rate 1e-6 (per case; 9 cases). Power: with the
@@ -71,7 +75,7 @@ def test_p1_unbiased_for_every_batch_size(sbm300, b, pair):
     assert_mean_close(z, P, false_alarm=1e-6, label=f"Z({pair}, b={b})")
 
 
-def test_p1_reusing_walks_for_self_collisions_would_be_biased(sbm300):
+def test_reusing_walks_for_self_collisions_would_be_biased(sbm300):
     """The bias the independent walk sets avoid: with one walk set, E = P + (1 - P)/b.
 
     Checks that the test above is sensitive: the shift (1 - P)/b at b = 4 is
@@ -87,8 +91,8 @@ def test_p1_reusing_walks_for_self_collisions_would_be_biased(sbm300):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("pair", list(PAIRS))
-def test_p2_variance_matches_exact_formula(sbm300, pair):
-    """P2a: Monte Carlo variance within [0.85, 1.15] of the exact variance, b in {4, 16, 64}.
+def test_variance_matches_the_exact_formula(sbm300, pair):
+    """Monte Carlo variance within [0.85, 1.15] of the exact variance, b in {4, 16, 64}.
 
     R * b = 8192 (16384 for the cross pair) so that every estimate expects at
     least 20 collisions; 4000 estimates. The
@@ -114,8 +118,8 @@ def test_p2_variance_matches_exact_formula(sbm300, pair):
 
 
 @pytest.mark.slow
-def test_p2_doubling_walks_halves_the_variance(sbm300):
-    """P2b: at fixed b = 16, R -> 2R halves the variance; MC ratio in [0.4, 0.6]
+def test_doubling_walks_halves_the_variance(sbm300):
+    """At fixed b = 16, R -> 2R halves the variance; MC ratio in [0.4, 0.6]
     (relative SE of the ratio ~0.045, band ~4.5 SE)."""
     z1 = estimate_collision_probabilities(sbm300, np.full(2000, 0), 1, walk_length=T,
                                           n_walks=512, batch_size=16, random_state=1)
@@ -127,9 +131,9 @@ def test_p2_doubling_walks_halves_the_variance(sbm300):
 
 
 @pytest.mark.parametrize("backend", ["numba", "numpy"])
-def test_p7_prior_estimator_equals_one_batch(sbm300, backend):
-    """P7: storing all R endpoints of both sides (prior oracles) gives exactly the
-    batched estimate with b = R (same walks)."""
+def test_prior_estimator_equals_one_batch(sbm300, backend):
+    """Storing all R endpoints of both sides (the estimator of the prior oracles, Gluch et
+    al. 2021 and Shen and Peng 2023) gives exactly Algorithm 1 with b = R (same walks)."""
     x = np.array([0, 0, 3, 250])
     y = np.array([0, 1, 200, 251])
     kw = dict(walk_length=T, n_walks=48, random_state=5, backend=backend)

@@ -9,13 +9,11 @@ import scipy.sparse as sp
 from scipy.stats import chi2
 
 from statlearn.cluster import SpectralClusteringOracle, lazy_walk_distribution
-from statlearn.cluster._fast import LandmarkIndex, vertex_walks
 from statlearn.cluster._graph import as_graph_access
-from statlearn.cluster._kernels import (
-    weighted_step,
-    weighted_walk_endpoints_kernel,
-    weighted_walk_endpoints_reference,
-)
+from statlearn.cluster._kernels import weighted_step, weighted_walk_endpoints_kernel
+from statlearn.cluster._landmark_index import LandmarkIndex
+from statlearn.cluster._references import weighted_walk_endpoints_reference
+from statlearn.cluster._walk_positions import vertex_walks
 from statlearn.cluster._walks import base_words, derive_keys
 from statlearn.datasets import make_planted_expanders, make_sbm_graph
 
@@ -104,8 +102,8 @@ def test_weighted_walk_endpoints_follow_the_weighted_distribution():
 
 
 def test_weighted_fast_estimates_are_unbiased():
-    """P1 on a weighted graph: mean of 1500 stored-walk estimates within 4 SE of
-    <p_x, p_y> (false alarm 6e-5); the SE from the exact one-batch variance."""
+    """Unbiasedness (Algorithm 1) on a weighted graph: mean of 1500 stored-walk estimates
+    within 4 SE of <p_x, p_y> (false alarm 6e-5); the SE from the exact one-batch variance."""
     A = _weighted_graph(30, 3)
     g = as_graph_access(A, weighted=True)
     r, n_mc = 16, 1500

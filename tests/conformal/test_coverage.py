@@ -1,4 +1,11 @@
-"""Monte Carlo guarantees: coverage (spec 1.8.4) and the efficiency trade-off (spec 1.8.5).
+"""Monte Carlo guarantees: split-conformal coverage and SOCOP's efficiency trade-off.
+
+Coverage: ``E[coverage] = k / (n + 1) >= 1 - alpha`` for exchangeable data
+(Vovk, Gammerman & Shafer 2005), the guarantee every score here inherits, SOCOP
+included (Wang, Sun & Dobriban 2025). Trade-off: SOCOP lowers ``P(size > 1)``
+at the cost of mean size against LAC, the size-optimal score for the true
+probabilities (the paper's objective ``P(|C(X)| > 1) + lam E|C(X)|``; the
+data-generating process is ours, the paper's experiments use real data).
 
 Each replication draws a fresh calibration set of size ``n`` and ``m = 500``
 test points from a multinomial-logit model, scored with a deliberately
@@ -85,7 +92,7 @@ SCORES = {
 
 @pytest.mark.parametrize("n, alpha", [(99, 0.1), (100, 0.1), (50, 0.05), (200, 0.2)])
 def test_coverage_equals_k_over_n_plus_1(n, alpha):
-    # n = 99: k/(n+1) = 0.9 exactly; n = 100: 91/101 = 0.90099 (spec 1.8.4).
+    # n = 99: k/(n+1) = 0.9 exactly; n = 100: 91/101 = 0.90099.
     # Power: the per-replication sd of the coverage is about sqrt(c(1-c)(1/(n+2) + 1/m))
     # (0.033 at n = 99), so SE = 0.00073 at R = 2000 and an off-by-one rank (shift
     # 1/(n+1) = 0.010) is 13.7 SE away: it fails with probability > 1 - 1e-20 against a
@@ -109,8 +116,8 @@ def test_coverage_equals_k_over_n_plus_1(n, alpha):
     ("socop lam=0", lambda p, y: socop_scores(p, 0.0, labels=y)),
 ])
 def test_tied_scores_cover_at_least_and_smoothing_makes_it_exact(name, score):
-    # spec 1.6: with ties the upper bound fails, the lower one holds; the
-    # smoothed p-values (randomized=True) give exactly 1 - alpha.
+    # with tied scores the upper bound 1 - alpha + 1/(n+1) fails and the lower one holds;
+    # the smoothed p-values (randomized=True) give exactly 1 - alpha.
     R, n, alpha = 2000, 99, 0.1
     p, y, rng = _draws(R, n, seed=7)
     s = score(p, y).reshape(R, n + M_TEST)

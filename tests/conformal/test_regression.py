@@ -31,7 +31,7 @@ from statlearn.conformal import (
     interval_coverage,
     mean_width,
 )
-from statlearn.conformal._regression import quantile_parameter
+from statlearn.conformal._regression._scores import quantile_parameter
 from statlearn.utils._testing import assert_normal_close
 
 

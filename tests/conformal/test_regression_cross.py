@@ -12,7 +12,8 @@ from sklearn.linear_model import LinearRegression, Ridge
 from sklearn.model_selection import KFold, ShuffleSplit
 
 from statlearn.base import StaleFitError
-from statlearn.conformal import CrossConformalRegressor, _cross, cross_conformal_bounds
+from statlearn.conformal import CrossConformalRegressor, cross_conformal_bounds
+from statlearn.conformal._regression import _cross
 from statlearn.utils._testing import assert_normal_close
 
 

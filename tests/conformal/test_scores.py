@@ -19,9 +19,12 @@ from statlearn.conformal import (
     socop_sets,
     topk_scores,
 )
-from statlearn.conformal._scores import socop_scores_reference
+from statlearn.conformal._classification._socop import socop_scores_reference
 
-# ---------------------------------------------------------------- spec 1.7 worked examples
+# ---------------------------------------------------------------- worked examples
+# The SOCOP score of Wang, Sun & Dobriban (2025) by hand: the lower convex hull of the
+# points (Gamma_j, g_j), g_j = 1{j > k0} + lam j, and its edge slopes (our computations,
+# checked against the brute-force minimisation below).
 WORKED = [
     ((0.5, 0.3, 0.15, 0.05), 0.1, (0.2, 2.6, 2.6, 2.6)),
     ((0.4, 0.35, 0.15, 0.1), 0.5, (1.25, 4.0, 4.0, 5.0)),
@@ -50,7 +53,8 @@ def test_worked_example_hull_and_sets():
 
 
 def test_k2_closed_form():
-    # spec 1.6: K = 2, P_1 on the hull iff lam/g1 <= (1 + lam)/(1 - g1)
+    # K = 2: the hull is P_0, P_1 = (g1, lam), P_2 = (1, 1 + 2 lam), and P_1 is on it iff
+    # lam/g1 <= (1 + lam)/(1 - g1); otherwise both labels share the slope 1 + 2 lam
     for g1 in (0.5, 0.6, 0.8, 0.95, 0.999):
         for lam in (0.0, 0.05, 0.5, 2.0, 20.0):
             s = socop_scores(np.array([[g1, 1 - g1]]), lam)[0]
@@ -61,7 +65,10 @@ def test_k2_closed_form():
                 np.testing.assert_allclose(s, [1 + 2 * lam, 1 + 2 * lam], rtol=1e-12)
 
 
-# ---------------------------------------------------------------- brute force (spec 1.8.1)
+# ---------------------------------------------------------------- brute force
+# The paper's definition: the score of a label is the smallest price eta at which it enters
+# a minimiser of the Lagrangian 1{|S| > k0} + lam |S| - eta sum_{y in S} p_y, a top-j set;
+# evaluated exactly at eta in {0} and every pairwise slope (where the minimiser changes).
 def _brute_force(gamma_sorted, lam, k0):
     """min eta such that the largest minimiser of g_j - eta Gamma_j is >= rank."""
     K = gamma_sorted.size
@@ -95,7 +102,9 @@ _weights = arrays(np.int64, st.integers(2, 8), elements=st.integers(0, 40))
 def test_brute_force_agreement(w, lam, k0):
     assume(w.sum() > 0)
     if lam == 0.0:
-        assume(np.all(w > 0))  # spec 1.8.1: lam = 0 with exact zeros is excluded
+        # lam = 0 with exact zeros is excluded: the "largest minimiser" rule would put a
+        # zero-probability label into the set, the hull gives it +inf
+        assume(np.all(w > 0))
     p = w / w.sum()
     order = np.argsort(-p, kind="stable")
     expected = np.empty(p.size)
@@ -175,7 +184,7 @@ def test_one_pass_socop_sets_equal_the_hull_scan(k0, lam):
 def test_aps_set_kernels_match_reference(K, randomized, lam_reg, k_reg):
     import array_api_compat.numpy as xp
 
-    from statlearn.conformal._scores import _aps_sets_reference
+    from statlearn.conformal._classification._baselines import _aps_sets_reference
 
     rng = np.random.default_rng(3)
     p = rng.dirichlet(np.full(K, 0.4), size=120)  # continuous: no ties at the threshold
@@ -217,7 +226,9 @@ def test_kernel_matches_reference_hypothesis(p, lam, k0):
     np.testing.assert_allclose(got[fin], ref[fin], rtol=1e-9, atol=1e-12)
 
 
-# ---------------------------------------------------------------- structure (spec 1.8.2, 1.8.3)
+# ---------------------------------------------------------------- structure
+# Sets are top-j sets nested in alpha (the minimisers are top-j and nested in eta); lam = 0
+# gives the top label or the whole support, lam -> inf the LAC sets (Wang, Sun & Dobriban).
 def _is_top_j(sets, p):
     order = np.argsort(-p, axis=1, kind="stable")
     by_rank = np.take_along_axis(sets, order, axis=1)
@@ -268,7 +279,7 @@ def test_large_lambda_recovers_lac():
         assert same.mean() >= 0.999
 
 
-# ---------------------------------------------------------------- edge cases (spec 1.6)
+# ---------------------------------------------------------------- edge cases
 def test_ties_are_broken_by_label_index():
     np.testing.assert_array_equal(label_ranks(np.array([[0.3, 0.3, 0.4]]))[0], [2, 3, 1])
     flat = np.array([[0.25, 0.25, 0.25, 0.25]])
@@ -288,7 +299,7 @@ def test_zero_probability_labels_score_inf():
 
 
 def test_tiny_probability_keeps_a_finite_score():
-    # spec 1.3 numerics: 1e-20 must not collapse onto its neighbour
+    # Gamma differences come from suffix sums: 1e-20 must not collapse onto its neighbour
     p = np.array([[1 - 2e-20, 1e-20, 1e-20]])
     s = socop_scores(p, 0.1)[0]
     assert np.isfinite(s).all()

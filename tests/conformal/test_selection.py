@@ -25,9 +25,11 @@ from statlearn.conformal import (
     region_scores,
     smoothed_pvalues,
 )
-from statlearn.conformal._quantile import _conformal_pvalues_xp
+from statlearn.conformal._core._quantile import _conformal_pvalues_xp
 
-# spec section 2 / 3.6 calibration data
+# calibration data of the hand-worked examples below (ours): cfBH's clipped score and
+# p-value (Jin & Candes 2023), the conjunctive region score and the global BH of MCCS
+# (Hao, Liao, Jing & Wei 2026), computed by hand with M = 100 and U = 0.5
 MU_CAL = np.array([-1.2, -0.5, 0.3, 0.9, 1.5, -0.2, 0.6, 2.0, -0.8, 0.1])
 Y_CAL = np.array([-1.0, -0.9, 0.5, 0.7, 1.1, 0.2, -0.3, 1.8, -1.5, -0.4])
 MU_TEST = np.array([1.7, 0.05, -0.6, 0.65, 1.2])
@@ -71,7 +73,7 @@ def brute_bh(p, q):
 # worked examples (exact)
 
 
-def test_worked_example_cfbh_spec_section_2():
+def test_worked_example_cfbh():
     M = 100.0
     v = region_scores(MU_CAL, Y_CAL, lower=0.0, M=M)
     np.testing.assert_allclose(v, [1.2, 0.5, 99.7, 99.1, 98.5, 100.2, -0.6, 98.0, 0.8, -0.1],
@@ -89,7 +91,7 @@ def test_worked_example_cfbh_spec_section_2():
     np.testing.assert_allclose(res_inf.pvalues, res.pvalues, rtol=1e-12)
 
 
-def test_worked_example_conjunctive_spec_section_3_6():
+def test_worked_example_conjunctive():
     mu_test = np.array([0.5, 0.45, 2.0, 0.55, -1.0])
     v = region_scores(MU_CAL, Y_CAL, lower=0.0, upper=1.0, M=100.0)
     np.testing.assert_allclose(v, [1.2, 0.5, 99.7, 99.9, 0.5, 100.2, -0.4, 1.0, 0.8, -0.1],
@@ -103,7 +105,7 @@ def test_worked_example_conjunctive_spec_section_3_6():
     np.testing.assert_array_equal(res.selected, [0, 1, 3])
 
 
-def test_worked_example_disjunctive_spec_section_3_6():
+def test_worked_example_disjunctive():
     res = mccs(MU_CAL, Y_CAL, MU_TEST, [(-np.inf, -0.5), (1.0, np.inf)], q=0.3, M=100.0,
                u=np.full((5, 2), 0.5))
     np.testing.assert_allclose(res.pvalues[:, 0] * 11, [6.5, 1.5, 0.5, 4.5, 5.5], atol=1e-12)
@@ -210,7 +212,7 @@ def test_smoothed_pvalues_is_the_same_definition():
 def test_cfbh_matches_direct_reference(mu_c, y_c, mu_t, c, q, score, seed):
     u = np.random.default_rng(seed).random(15)
     res = cfbh(mu_c, y_c, mu_t, c_cal=c, q=q, score=score, u=u)
-    # scores written out from the spec (M = inf)
+    # the scores written out (M = inf): clipped V = M 1{y > c} + c 1{y <= c} - mu, or y - mu
     if score == "clip":
         v_cal = np.where(y_c > c, np.inf, c - mu_c)
     else:
@@ -256,7 +258,7 @@ def test_bh_select_matches_definition_and_scipy(p, q):
 
 
 # ---------------------------------------------------------------------------
-# spec 3.8 edge cases
+# edge cases: no selection, ties, small n, degenerate intervals
 
 
 def test_no_selection_returns_empty_arrays_and_zero_fdp():

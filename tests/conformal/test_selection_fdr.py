@@ -39,7 +39,12 @@ def _mu_hat(X):
 
 
 def _draw(rng, size, sigma):
-    """Spec's DGP: X ~ Unif[-1, 1]^10, Y = 4 x1 x2 + x3 + N(0, sigma^2)."""
+    """X ~ Unif[-1, 1]^10, Y = 4 x1 x2 + x3 + N(0, sigma^2).
+
+    Our data-generating process: the MCCS paper's synthetic ones are not given
+    in a form we could reproduce (Hao, Liao, Jing & Wei 2026, synthetic
+    experiments); cfBH's simulations (Jin & Candes 2023) are of this kind.
+    """
     X = rng.uniform(-1, 1, (size, 10))
     return _mu_hat(X), _mu(X) + sigma * rng.normal(size=size)
 
@@ -74,7 +79,8 @@ def _mccs_runs(R, n, m, q, conditions, methods, seed, sigma=0.5):
 
 @pytest.mark.parametrize("q", [0.1, 0.2, 0.5])
 def test_cfbh_fdr_at_most_q(q):
-    # Spec's Monte Carlo test (noise N(0, 1), c = 0, n = 1000, m = 200), R = 600
+    # Finite-sample FDR <= q of cfBH (Jin & Candes 2023) on our DGP (noise N(0, 1),
+    # c = 0, n = 1000, m = 200), R = 600
     # (R = 1000 with STATLEARN_SLOW=1). One-sided CLT check of mean FDP <= q at
     # false-alarm rate 1e-6 / 3 per q. Observed (R = 1000): FDR 0.101, 0.203,
     # 0.494 for q = 0.1, 0.2, 0.5 (the clip score makes cfBH nearly exact here).
@@ -149,7 +155,7 @@ def test_fdr_exactly_q_under_ties_global_null(selector):
     R = mc_size(4000, 20000)
     hits = _global_null_ties(R, selector, True, seed=7)
     assert_binomial_rate(hits, R, 0.3, false_alarm=FALSE_ALARM / 2, label="FDR, global null")
-    # the deterministic p-values are conservative here, as the spec says
+    # the deterministic p-values (U = 1) are conservative here
     det = _global_null_ties(R, selector, False, seed=7)
     assert det < hits
 
@@ -161,7 +167,8 @@ def test_fdr_exactly_q_under_ties_global_null(selector):
 @pytest.mark.parametrize("conditions, q", [(CONJ, 0.1), (CONJ, 0.3), (DISJ, 0.1), (DISJ, 0.3)],
                          ids=["conj-0.1", "conj-0.3", "disj-0.1", "disj-0.3"])
 def test_mccs_fdr_at_most_q_unit_and_pair_level(conditions, q, global_random_seed):
-    # Spec 3.7 DGP with sigma = 0.5, n = 500, m = 100, R = 300 (1000 slow).
+    # FDR control of MCCS (Hao et al. 2026, finite-sample FDR theorem), at the unit and
+    # the pair level, on our DGP with sigma = 0.5, n = 500, m = 100, R = 300 (1000 slow).
     # Both FDR notions checked one-sided at 1e-6 / 8. Observed (R = 500):
     # conj FDR 0.105 / 0.298, disj 0.097 / 0.294; power 0.46 / 0.97 and
     # 0.68 / 0.90. Planted "BH at 2q": FDR 0.20 / 0.50 and 0.20 / 0.51
@@ -191,10 +198,11 @@ def test_mccs_fdr_small_calibration_set(conditions):
 
 
 def test_naive_intersection_exceeds_q_and_mccs_does_not():
-    # Conjunctive (-0.5, 0.5), sigma = 0.5, q = 0.3 (spec 3.7): Int runs cfBH
+    # Conjunctive (-0.5, 0.5), sigma = 0.5, q = 0.3: Int runs cfBH
     # per boundary and intersects; observed FDR 0.67 (Int) and 0.50 (Int-B,
     # the Bonferroni version, which is not valid either for intersections),
-    # MCCS <= 0.3. One-sided checks at 1e-6 / 3 each.
+    # MCCS <= 0.3 (the failure of Int is Corollary 3.1 of Hao et al. 2026). One-sided
+    # checks at 1e-6 / 3 each.
     R = mc_size(150, 500)
     runs = _mccs_runs(R, 500, 100, 0.3, [(-0.5, 0.5)], ["mccs", "int", "int-b"], seed=21)
     for method in ("int", "int-b"):  # both above q (observed 0.67 and 0.50 here)
@@ -207,7 +215,8 @@ def test_naive_intersection_exceeds_q_and_mccs_does_not():
 
 def test_mccs_more_powerful_than_bonferroni_union_disjunctive():
     # Disjunctive y < -1 or y > 1, q = 0.3: MCCS power 0.90 vs Uni-B 0.76
-    # (spec: MCCS power above Uni-B); paired difference, one-sided at 1e-6.
+    # (the MCCS paper's comparison with Uni-B, here on our DGP); paired difference,
+    # one-sided at 1e-6.
     R = mc_size(150, 500)
     runs = _mccs_runs(R, 500, 100, 0.3, DISJ, ["mccs", "uni-b"], seed=22)
     diff = runs["mccs"][:, 2] - runs["uni-b"][:, 2]

@@ -1,7 +1,10 @@
-"""Exact algebra of the relative-error estimator (spec T5), edge cases (spec 7), bad input.
+"""Exact algebra of the relative-error estimator, edge cases, bad input.
 
-Expected values are written out here from the formulas of the spec, never
-taken from the code under test.
+The estimator is the one-step (efficient influence function) estimator of Gao (2025):
+the AIPW pseudo-outcome ``psi``, the per-unit contribution
+``varphi = t1^2 - t2^2 - 2 (t1 - t2) psi = (t1 - psi)^2 - (t2 - psi)^2`` and their mean.
+Expected values are written out here from these formulas, never taken from the code
+under test.
 """
 
 from __future__ import annotations
@@ -40,7 +43,7 @@ def problems(draw, k=3):
 
 def _psi_by_hand(a, y, mu0, mu1, e):
     out = np.empty(a.size)
-    for i in range(a.size):  # unit by unit, straight from spec 2.1
+    for i in range(a.size):  # unit by unit, straight from the AIPW score
         if a[i] == 1:
             out[i] = mu1[i] - mu0[i] + (y[i] - mu1[i]) / e[i]
         else:
@@ -54,7 +57,7 @@ def test_influence_is_a_difference_of_dr_losses(p):
     psi = dr_pseudo_outcome(a, y, mu0, mu1, e)
     np.testing.assert_allclose(psi, _psi_by_hand(a, y, mu0, mu1, e), rtol=1e-12, atol=1e-9)
     varphi = relative_error_influence(t1, t2, psi)
-    # spec 2.2, both forms
+    # the per-unit contribution, both forms
     np.testing.assert_allclose(varphi, t1**2 - t2**2 - 2 * (t1 - t2) * psi, rtol=1e-9,
                                atol=1e-6)
     np.testing.assert_allclose(varphi, (t1 - psi) ** 2 - (t2 - psi) ** 2, rtol=1e-9, atol=1e-6)
@@ -133,7 +136,7 @@ def test_decision_and_pvalue_follow_the_interval():
     assert "influence" not in repr(res)
 
 
-# ------------------------------------------------------------- edge cases (spec 7)
+# ------------------------------------------------------------------------ edge cases
 def test_identical_candidates_need_no_fit_and_give_zero():
     d = make_hte_reference(300, random_state=1)
     for nuisance in ("plugin", "balanced"):

@@ -1,4 +1,7 @@
-"""Monte Carlo checks of the certificate: U3 (violation rate, ROC) and U4 (Newton error rate).
+"""Monte Carlo checks of the certificate of Pandey et al. (2025), Theorem 2.
+
+The Newton error stays within the radius r (violation rate; ROC of the unlearned
+release against the retrained reference above G_epsilon), and its rates in n and m.
 
 Setting of the paper: x_i ~ N(0, I_p / n), beta* ~ N(0, I_p), logistic responses,
 n = p, alpha = lambda = 0.5, one removed point, default radius r = sqrt(m^3 / (2 lambda n)).
@@ -30,7 +33,7 @@ def _newton_error(n, m, seed):
 
 
 @pytest.mark.slow
-def test_u3_violation_rate_of_the_radius():
+def test_violation_rate_of_the_radius():
     sizes = [400] if mc_size(0, 1) == 0 else [400, 1600]
     n_data = mc_size(ci=100, full=200)
     rates = []
@@ -42,7 +45,7 @@ def test_u3_violation_rate_of_the_radius():
             assert rep.fallback or err <= rep.delta_cert * (1 + 1e-9)
             violations += rep.fallback or err > rep.r
         rates.append(violations / n_data)
-        print(f'U3: n={n}, violations {violations}/{n_data}')
+        print(f'radius violations: n={n}, violations {violations}/{n_data}')
         # phi_n <= 0.05; one-sided binomial check, false-alarm 1e-6 per size
         assert_binomial_rate(violations, n_data, 0.05, alternative="greater",
                              false_alarm=1e-6, label=f"violation rate at n={n}")
@@ -51,7 +54,7 @@ def test_u3_violation_rate_of_the_radius():
 
 
 @pytest.mark.slow
-def test_u3_roc_of_unlearned_vs_retrained_stays_above_g_epsilon():
+def test_roc_of_unlearned_vs_retrained_stays_above_g_epsilon():
     # Data fixed; draws of the unlearned release (P_un) and of the retrained reference
     # mechanism (P_re). The best test projects on the mean difference; its empirical ROC
     # must stay above G_eps minus the DKW bands of both empirical CDFs.
@@ -86,9 +89,10 @@ def test_u3_roc_of_unlearned_vs_retrained_stays_above_g_epsilon():
 
 
 @pytest.mark.slow
-def test_u4_newton_error_decreases_with_n():
-    # [REVIEW] resolution: test the upper-bound form (error <= r at every size, fitted
-    # log-log slope of the median error <= -0.1); the -0.5 slope is informative only.
+def test_newton_error_decreases_with_n():
+    # Theorem 2 bounds the error by order n^(-1/2) only up to polylog factors: test the
+    # upper-bound form (error <= r at every size, fitted log-log slope of the median
+    # error <= -0.1); a -0.5 slope would be informative only.
     sizes = [125, 250, 500] if mc_size(0, 1) == 0 else [250, 500, 1000, 2000]
     n_data = mc_size(ci=40, full=100)
     medians = []
@@ -100,12 +104,12 @@ def test_u4_newton_error_decreases_with_n():
             errs.append(err)
         medians.append(np.median(errs))
     slope = np.polyfit(np.log(sizes), np.log(medians), 1)[0]
-    print(f'U4: sizes {sizes}, median errors {medians}, slope {slope:.3f}')
+    print(f'Newton error: sizes {sizes}, median errors {medians}, slope {slope:.3f}')
     assert slope <= -0.1, (sizes, medians, slope)
 
 
 @pytest.mark.slow
-def test_u4_newton_error_growth_in_m():
+def test_newton_error_growth_in_m():
     n = mc_size(ci=400, full=1000)
     n_data = mc_size(ci=10, full=20)
     ms = [1, 2, 4, 8]
@@ -122,7 +126,7 @@ def test_u4_newton_error_growth_in_m():
             errs[m].append(np.linalg.norm(out.coef_ - exact))
     med = [np.median(errs[m]) for m in ms]
     slope = np.polyfit(np.log(ms), np.log(med), 1)[0]
-    print(f'U4: m {ms}, median errors {med}, slope {slope:.3f}')
+    print(f'Newton error: m {ms}, median errors {med}, slope {slope:.3f}')
     assert 0 < slope <= 2.0, (med, slope)
 
 

@@ -1,4 +1,5 @@
-"""NewtonUnlearner: exactness (U1), Woodbury = direct (U8), fallback (U9), edge cases."""
+"""NewtonUnlearner: one step is exact for the squared loss, Woodbury = direct Hessian, the exact
+refit when the certificate exceeds the radius, agreement with scikit-learn, edge cases."""
 
 from __future__ import annotations
 
@@ -24,11 +25,11 @@ def _ridge_closed_form(X, y, alpha, keep):
     return np.linalg.solve(Xk.T @ Xk + alpha * np.eye(p), Xk.T @ yk)
 
 
-# ------------------------------------------------------------------ U1
+# ------------------------- one Newton step is exact when the objective is quadratic
 @settings(max_examples=40, deadline=None)
 @given(n=st.integers(5, 60), p=st.integers(1, 60), alpha=st.floats(1e-3, 10.0),
        data=st.data())
-def test_u1_squared_loss_one_step_is_exact(n, p, alpha, data):
+def test_squared_loss_one_step_is_exact(n, p, alpha, data):
     seed = data.draw(st.integers(0, 2**31 - 1))
     rng = np.random.default_rng(seed)
     X = rng.standard_normal((n, p)) / np.sqrt(n)
@@ -57,7 +58,7 @@ def test_u1_squared_loss_one_step_is_exact(n, p, alpha, data):
 
 
 @pytest.mark.parametrize("store_hessian", [True, False])
-def test_u1_remove_everything_returns_penalty_minimiser_plus_noise(store_hessian):
+def test_remove_everything_returns_penalty_minimiser_plus_noise(store_hessian):
     X, y, _ = make_glm_data(20, 8, loss="squared", random_state=3)
     est = NewtonUnlearner(fit_intercept=False,
                           loss="squared", noise=None, store_hessian=store_hessian).fit(X, y)
@@ -73,7 +74,7 @@ def test_u1_remove_everything_returns_penalty_minimiser_plus_noise(store_hessian
     assert np.linalg.norm(noisy.coef_) > 0
 
 
-def test_u1_empty_request_noise_and_noop():
+def test_empty_request_noise_and_noop():
     X, y, _ = make_glm_data(50, 10, loss="squared", random_state=4)
     est = NewtonUnlearner(fit_intercept=False, loss="squared", noise=None).fit(X, y)
     before = est.coef_.copy()
@@ -94,7 +95,7 @@ def test_u1_empty_request_noise_and_noop():
     assert off.mu_spent_ == 0.0
 
 
-# ------------------------------------------------------------------ U8
+# -------------------------- Woodbury downdate of the stored Hessian == direct assembly
 def _separable(n, p, seed):
     rng = np.random.default_rng(seed)
     X = rng.standard_normal((n, p))
@@ -103,12 +104,12 @@ def _separable(n, p, seed):
     return 5.0 * X, y
 
 
-_U8_CASES = [(loss, m, "proportional") for loss in ("logistic", "squared", "poisson")
+_WOODBURY_CASES = [(loss, m, "proportional") for loss in ("logistic", "squared", "poisson")
              for m in (1, 5, 25)] + [("logistic", m, "separable") for m in (1, 5, 25)]
 
 
-@pytest.mark.parametrize("loss, m, kind", _U8_CASES)
-def test_u8_woodbury_equals_direct(loss, m, kind):
+@pytest.mark.parametrize("loss, m, kind", _WOODBURY_CASES)
+def test_woodbury_equals_direct(loss, m, kind):
     if kind == "separable":  # logistic weights l'' numerically zero on many rows
         X, y = _separable(80, 40, m)
         alpha = 1e-2
@@ -132,9 +133,9 @@ def test_u8_woodbury_equals_direct(loss, m, kind):
     assert rel <= 1e-9
 
 
-# ------------------------------------------------------------------ U9
+# ------------------------------------ exact refit when the certificate exceeds the radius
 @pytest.mark.parametrize("loss", ["logistic", "poisson"])
-def test_u9_tiny_radius_forces_exact_fallback(loss):
+def test_tiny_radius_forces_exact_fallback(loss):
     X, y, _ = make_glm_data(100, 60, loss=loss, random_state=9)
     est = NewtonUnlearner(fit_intercept=False,
                           loss=loss, alpha=0.5, noise=None, noise_scale=1e-12).fit(X, y)

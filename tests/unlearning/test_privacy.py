@@ -1,4 +1,5 @@
-"""Trade-off curves, GDP conversion and composition, noise calibration (U2), noise laws."""
+"""Trade-off curves, GDP conversion and composition, noise calibration (Pandey et al., 2025,
+Theorem 2), noise laws."""
 
 from __future__ import annotations
 
@@ -86,8 +87,8 @@ def test_compose_gdp():
         compose_gdp([-1.0])
 
 
-# ------------------------------------------------------------------ U2
-def test_u2_noise_radius_formula_and_scaling():
+# ------------------------- noise calibration: r = C1 sqrt(C2 m^3 / (2 alpha n)), Theorem 2
+def test_noise_radius_formula_and_scaling():
     r = noise_radius(500, 3, 0.5, nu=2.0, c1=1.7, c2=2.3)
     assert r == 1.7 * math.sqrt(2.3 * 27 / (2 * 0.5 * 2.0 * 500))
     base = noise_radius(1000, 2, 0.5)
@@ -98,7 +99,7 @@ def test_u2_noise_radius_formula_and_scaling():
 
 
 @pytest.mark.parametrize("verify", [True, False])
-def test_u2_estimator_sigma_uses_documented_defaults(verify):
+def test_estimator_sigma_uses_documented_defaults(verify):
     X, y, _ = make_glm_data(400, 50, random_state=0)
     m, n, lam, eps = 2, 400, 0.5, 0.6
     est = NewtonUnlearner(fit_intercept=False,
@@ -116,7 +117,7 @@ def test_u2_estimator_sigma_uses_documented_defaults(verify):
     assert fixed.unlearn_report_.sigma == pytest.approx(0.01 / eps)
 
 
-def test_u2_noise_scale_does_not_depend_on_removed_data():
+def test_noise_scale_does_not_depend_on_removed_data():
     X, y, _ = make_glm_data(200, 40, random_state=0)
     sig = {NewtonUnlearner(fit_intercept=False,
                            random_state=0).fit(X, y).unlearn(idx).unlearn_report_.sigma
@@ -127,7 +128,7 @@ def test_u2_noise_scale_does_not_depend_on_removed_data():
     assert len(sig) == 1
 
 
-def test_u2_gaussian_noise_std_and_covariance():
+def test_gaussian_noise_std_and_covariance():
     n_draws, p, sigma = 10_000, 20, 0.37
     b = draw_noise("gaussian", sigma * 0.8, 0.8, p, n_draws=n_draws, random_state=1)
     sd = b.std(axis=0, ddof=1)

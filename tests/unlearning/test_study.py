@@ -1,4 +1,8 @@
-"""The ``unlearning`` study: registration, one replication, and the GED properties U5-U7."""
+"""The ``unlearning`` study: registration, one replication, and the GED rates.
+
+GED vs p, m and epsilon as in the simulations of Pandey et al. (2025) (the accuracy
+bound of their Theorem 3: GED = O(m^2 polylog(n) / sqrt(n))).
+"""
 
 from __future__ import annotations
 
@@ -37,7 +41,7 @@ def _slope(x, y):
 
 
 @pytest.mark.slow
-def test_u5_ged_slopes_in_p():
+def test_ged_slopes_in_p():
     # GED vs p: Gaussian slope in [-0.7, -0.35] (paper -0.47..-0.54), Laplace in
     # [-0.15, 0.15] and above Gaussian everywhere. Reduced sizes in CI.
     ps = [100, 200, 400] if mc_size(0, 1) == 0 else [500, 1000, 2000, 4000]
@@ -58,7 +62,7 @@ def test_u5_ged_slopes_in_p():
 
 
 @pytest.mark.slow
-def test_u6_u7_ged_in_m_and_epsilon():
+def test_ged_in_m_and_epsilon():
     n = mc_size(ci=300, full=1255)
     reps = mc_size(ci=2, full=10)
     ms = (5, 10, 20, 40)

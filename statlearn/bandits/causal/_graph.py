@@ -355,7 +355,12 @@ EXAMPLE_GRAPHS = {
 
 
 def example_graph(name):
-    """One of the spec's example diagrams and its reward node.
+    """One of the example diagrams and its reward node.
+
+    ``"IV"``, ``"XYZW"``, ``"Markovian"`` and ``"XYZWST"`` are the task graphs of
+    Lee and Bareinboim (2018); ``"chain"`` and ``"bow"`` are the two smallest
+    textbook cases; ``"C56"`` is the worked counterfactual example of our
+    reconstruction of the ctf-SCB paper.
 
     Parameters
     ----------

@@ -148,7 +148,7 @@ class DiscreteSCM(_ImmutableParams):
 
     Examples
     --------
-    The spec's worked example: ``X = N_X``, ``W = X xor U``, ``Y = W xor U xor X``
+    A worked example (diagram ``"C56"``): ``X = N_X``, ``W = X xor U``, ``Y = W xor U xor X``
     with ``U`` shared by ``W`` and ``Y``.
 
     >>> from statlearn.bandits.causal import Arm, DiscreteSCM, example_graph

@@ -67,14 +67,15 @@ class QueueRandomness:
 class ContextualQueueEnv(ParamsMixin):
     """One queue, ``K`` servers, success probabilities logistic in the job's features.
 
-    Round ``t`` (A.1 of the spec): the agent sees the queue; if it is not
-    empty it serves one (job ``x``, server ``k``) pair, and the job departs
-    with probability ``mu(x^T theta_k)``, ``mu(z) = 1 / (1 + e^{-z})``
-    (otherwise it stays); then a job arrives with probability
+    Round ``t`` (the model of Bae, Kang and Lee, 2026, Sec. 3): the agent
+    sees the queue; if it is not empty it serves one (job ``x``, server
+    ``k``) pair, and the job departs with probability ``mu(x^T theta_k)``,
+    ``mu(z) = 1 / (1 + e^{-z})`` (otherwise it stays); then a job arrives with probability
     ``arrival_rate``, with features drawn from the context law
     (stochastic contexts) or read from ``context_sequence`` (adversarial
     contexts). A job arriving in round ``t`` can be served from round
-    ``t + 1`` on, and the queue starts empty.
+    ``t + 1`` on, and the queue starts empty (this ordering is our
+    reconstruction: the paper removes the served job, then adds the arrival).
 
     Parameters
     ----------

@@ -262,10 +262,12 @@ class LogisticUCBEstimator(ParamsMixin):
         return np.sqrt(np.maximum(q, 0.0))
 
     def radius(self, c_beta=1.0, kappa=10.0, norm_bound=None, delta=0.01):
-        """Confidence radii ``beta_k`` per server (A.3), shape ``(n_servers,)``.
+        """Confidence radii ``beta_k`` per server, shape ``(n_servers,)``.
 
         ``beta_k = c_beta kappa (sqrt(2 log(1/delta) + d log(1 + n_k/(d lam)))
-        + sqrt(lam) S)`` with ``S = norm_bound`` (``sqrt(d)`` by default).
+        + sqrt(lam) S)`` with ``S = norm_bound`` (``sqrt(d)`` by default): the
+        standard GLM-UCB width, our reconstruction of the radius of Bae, Kang and
+        Lee (2026), whose exact constant is not given.
         """
         self._check_ready()
         d = self.theta_.shape[1]

@@ -331,17 +331,17 @@ class CQBEpsilon(_QueuePolicy):
 
     Notes
     -----
-    The spec's default ``c_tau = 1`` gives ``tau = 4500 log T`` on the paper's
+    A literal ``c_tau = 1`` gives ``tau = 4500 log T`` on the paper's
     instance (``d = 5``, ``slack = 0.1``, ``sigma0_sq = 1/3``), i.e. about
     38,300 rounds at ``T = 5000``: the run never leaves pure exploration and
     the drop towards the oracle never appears (the paper's constant is hidden
-    in its O-tilde). The default ``c_tau = 0.01`` gives ``tau = 45 log T``
-    (384 rounds at ``T = 5000``, 470 at ``T = 32000``), a small share of the
+    in the O-tilde of its Theorem 5.5). The default ``c_tau = 0.01`` gives
+    ``tau = 45 log T`` (384 rounds at ``T = 5000``, 470 at ``T = 32000``), a small share of the
     horizon that still gives every server about 75 samples before
     exploitation starts. A ``UserWarning`` is raised whenever ``tau >= T``.
 
-    Departures from a literal reading, all recorded in the spec as
-    reconstructions: the job served while exploring is the newest one (only
+    Departures from a literal reading, our reconstructions of Bae, Kang and
+    Lee (2026), Sec. 5: the job served while exploring is the newest one (only
     fresh arrivals are i.i.d.), the round-robin counter advances over service
     rounds only (so every server gets the same number of exploration
     samples), and the estimator refits exactly on a geometric schedule (see

@@ -16,7 +16,8 @@ from statlearn.utils._testing import assert_binomial_rate
 
 
 def worked_example():
-    """Spec C.5.6: X = N_X ~ B(0.2), W = X ^ U, Y = W ^ U ^ X, U ~ B(0.5) shared by W, Y."""
+    """The worked counterfactual example (diagram "C56"): X = N_X ~ B(0.2), W = X ^ U,
+    Y = W ^ U ^ X, U ~ B(0.5) shared by W, Y."""
     g, y = example_graph("C56")
     scm = DiscreteSCM(
         g,

@@ -1,4 +1,5 @@
-"""MIS / POMIS and the counterfactual sets: spec tables, fast == brute force, properties."""
+"""MIS / POMIS (Lee and Bareinboim, 2018) and the counterfactual sets (ctf-SCB): known
+tables, fast == brute force, properties."""
 
 import itertools
 
@@ -29,7 +30,8 @@ from statlearn.bandits.causal import (
 
 from ._graphs import diagrams
 
-# the table of spec B.3: POMIS sets and the number of MIS
+# POMIS sets and the number of MIS, as the reference code of Lee and Bareinboim (2018)
+# (npsem) gives them; the last two rows from a brute force over the definitions
 TABLE = {
     "IV": ([{"X"}, {"Z"}], 3),
     "XYZW": ([set(), {"W"}, {"W", "X"}], 6),
@@ -152,7 +154,8 @@ def _all_do_arms(g, y):
 @settings(max_examples=25, deadline=None)
 @given(diagrams(max_nodes=5, max_bidirected=2))
 def test_soundness_on_random_scms(g):
-    """max over pruned arms == max over all arms, exactly, for random SCMs (B.3, C.5.2)."""
+    """max over pruned arms == max over all arms, exactly, for random SCMs (the soundness of
+    POMIS pruning, Lee and Bareinboim 2018, and of CTF-POMIS pruning, ctf-SCB)."""
     if len(g.subgraph(g.ancestors("Y")).directed) > 6:
         return
     rng = np.random.default_rng(len(g.directed) * 31 + len(g.bidirected))

@@ -111,7 +111,8 @@ def test_cqb_epsilon_explores_at_rate_after_tau():
 
 
 def test_default_exploration_length_is_small_on_the_paper_instance():
-    # the spec's c_tau = 1 never leaves exploration at T = 5000 ...
+    # a literal c_tau = 1 (the constant hidden in Theorem 5.5) never leaves exploration
+    # at T = 5000 ...
     assert CQBEpsilon(c_tau=1.0).exploration_length(5, 5000) > 5000
     with pytest.warns(UserWarning, match="covers the whole"):
         CQBEpsilon(c_tau=1.0).reset(5, 5, 5000)

@@ -1,4 +1,11 @@
-"""The testable properties A.8 (1-9) of the spec, as Monte Carlo and hypothesis tests.
+"""Properties of the contextual queueing model and policies, as Monte Carlo and hypothesis tests.
+
+The regret rates are those of Bae, Kang and Lee (2026): R_T = O~(T^{-1/4}) for CQB-eps
+(Theorem 5.5) and R_T = O(d^2 log^2 T / eps^1.5 + d log T / eps^2) for CQB-Opt (Theorem
+6.3). The other properties are ours: the oracle's queue under the slack assumption
+(Assumption 3.4) is dominated by a birth-death chain, instability when the arrival rate
+exceeds every service rate, the random policy's linear growth, the estimator's
+consistency, path invariants, and degenerate contexts.
 
 Monte Carlo checks use fixed seeds; each states its false-alarm rate (the
 probability that a correct implementation fails it).
@@ -72,9 +79,10 @@ def stationary_mean(p, q, n_states=2000):
     return float(pi @ np.arange(n_states))
 
 
-# ---------------------------------------------------------------- A.8.1
+# ------------------------- oracle stability under the slack assumption (Assumption 3.4)
 def test_oracle_queue_is_bounded_by_the_birth_death_chain(paper_env):
-    """A.8.1: E[Q*(T)] <= lambda (1 - lambda) / eps = 2.1 (one-sided, 3 SE: 0.13%)."""
+    """Oracle stability (Assumption 3.4): E[Q*(T)] <= lambda (1 - lambda) / eps = 2.1
+    (one-sided, 3 SE: 0.13%)."""
     res = simulate(OraclePolicy(paper_env.thetas), paper_env, horizon=2000, n_reps=2000,
                    checkpoints=[500, 1000, 2000], random_state=1)
     q = res.oracle_queue_length[:, -1]
@@ -85,8 +93,8 @@ def test_oracle_queue_is_bounded_by_the_birth_death_chain(paper_env):
     np.testing.assert_array_equal(res.queue_length, res.oracle_queue_length)
 
 
-# ---------------------------------------------------------------- A.8.2
-def test_exact_chain_values_from_the_spec():
+# --------------------------------------------------------- the exact single-class chain
+def test_exact_chain_values_of_the_birth_death_chain():
     m = birth_death_means(0.5, 0.6, 10)
     assert m[1] == pytest.approx(0.5) and m[2] == pytest.approx(0.7)
     assert m[10] == pytest.approx(1.3563, abs=1e-4)
@@ -98,7 +106,8 @@ def test_exact_chain_values_from_the_spec():
 @pytest.mark.slow
 @pytest.mark.parametrize("p, q", [(0.5, 0.6), (0.3, 0.6)])
 def test_single_class_oracle_matches_the_exact_chain(p, q):
-    """A.8.2: simulated E[Q*(t)] within 3 SE of the exact chain at t = 1, 2, 10, 50, 400.
+    """Single class: simulated E[Q*(t)] within 3 SE of the exact chain at t = 1, 2, 10, 50,
+    400.
 
     Each comparison fails a correct simulator with probability 0.27%
     (two-sided 3 SE, CLT); the 10 comparisons together at most 2.7%
@@ -118,7 +127,7 @@ def test_single_class_oracle_matches_the_exact_chain(p, q):
     assert np.all(np.abs(z) <= 3), dict(zip(res.checkpoints.tolist(), np.round(z, 2)))
 
 
-# ---------------------------------------------------------------- A.8.3
+# -------------------------------------------------------------------------- instability
 UNSTABLE_THETAS = np.array([[0.2, 0.1], [-0.1, 0.2]])  # every rate < mu(0.3) = 0.5744
 
 
@@ -133,7 +142,7 @@ UNSTABLE_THETAS = np.array([[0.2, 0.1], [-0.1, 0.2]])  # every rate < mu(0.3) = 
     pytest.param(GreedyMLEPolicy, mc_size(5000, 20_000), marks=pytest.mark.slow),
 ])
 def test_unstable_instance_warns_and_grows_linearly(make, T):
-    """A.8.3: lambda above every rate -> warning, and Q(T)/T >= lambda - max rate.
+    """Instability: lambda above every rate -> warning, and Q(T)/T >= lambda - max rate.
 
     ``Q(T) = arrivals - departures`` with departures stochastically below
     Binomial(T, 0.5744), so ``Q(T)/T`` falls below ``0.9 - 0.5744`` by more
@@ -149,16 +158,16 @@ def test_unstable_instance_warns_and_grows_linearly(make, T):
     assert rate >= 0.9 - max_rate - 5 * sd
 
 
-# ---------------------------------------------------------------- A.8.4
+# ----------------------------------------------------------- the random policy diverges
 def test_random_policy_diverges_on_the_paper_instance(paper_env, global_random_seed):
-    """A.8.4: the random policy's mean queue grows: slope > 0 with p < 0.01."""
+    """The random policy diverges: its mean queue grows, slope > 0 with p < 0.01."""
     res = simulate(RandomPolicy(), paper_env, horizon=2000, n_reps=20,
                    random_state=global_random_seed)
     fit = stats.linregress(res.checkpoints, res.mean_queue_length())
     assert fit.slope > 0 and fit.pvalue < 0.01
 
 
-# ------------------------------------------------------------ A.8.5 / 6
+# -------------------------------------------------- regret rates (Theorems 5.5 and 6.3)
 def _power_law_slope(Ts, R, se):
     """Weighted least-squares fit of ``R_T = c T^b``; returns ``b``."""
     (c, b), _ = optimize.curve_fit(lambda t, c, b: c * (t / Ts[0]) ** b, Ts, R,
@@ -174,7 +183,8 @@ def _regret_curve(policy, env, Ts, n_reps, seed):
 
 @pytest.mark.slow
 def test_cqb_epsilon_regret_decays(paper_env):
-    """A.8.5: R_T decreasing in T (increases within 2 SE), log-log slope <= -0.1, |R_16k| < 1.
+    """CQB-eps decay (Theorem 5.5): R_T decreasing in T (increases within 2 SE), log-log
+    slope <= -0.1, |R_16k| < 1.
 
     T in {2k, 4k, 8k, 16k} with 100 coupled runs each (32k and 200 runs with
     ``STATLEARN_SLOW=1``). The 2 SE allowance per consecutive pair and the
@@ -196,7 +206,8 @@ def test_cqb_epsilon_regret_decays(paper_env):
 
 @pytest.mark.slow
 def test_cqb_opt_regret_is_polylogarithmic(paper_env):
-    """A.8.6: R_T / log^2 T non-increasing within 2 SE over T in {1k, ..., 16k (32k)}.
+    """CQB-Opt polylog regret (Theorem 6.3): R_T / log^2 T non-increasing within 2 SE over
+    T in {1k, ..., 16k (32k)}.
 
     60 coupled runs per horizon (200 with ``STATLEARN_SLOW=1``); 2 SE per
     consecutive pair; plus R_T below the random policy's.
@@ -211,9 +222,10 @@ def test_cqb_opt_regret_is_polylogarithmic(paper_env):
     assert np.all(R[:2] + 3 * se[:2] < Rr - 3 * ser)
 
 
-# ---------------------------------------------------------------- A.8.7
+# ---------------------------------------------------------------- estimator consistency
 def test_estimator_error_decays_like_inverse_sqrt_n(global_random_seed):
-    """A.8.7: mean ||theta_hat - theta|| ~ n^{-1/2}: log-log slope in [-0.65, -0.35]."""
+    """Estimator consistency: mean ||theta_hat - theta|| ~ n^{-1/2}, log-log slope in
+    [-0.65, -0.35]."""
     d, reps = 3, 20
     theta_true = np.array([1.0, -1.0, 0.5])
     ns = [250, 1000, 4000, 16000]
@@ -238,7 +250,7 @@ def test_estimator_error_decays_like_inverse_sqrt_n(global_random_seed):
     assert -0.65 <= slope <= -0.35, (slope, err.mean(axis=0))
 
 
-# ---------------------------------------------------------------- A.8.8
+# ---------------------------------------------------------------------- path invariants
 POLICY_MAKERS = [
     lambda th: OraclePolicy(th), lambda th: RandomPolicy(), lambda th: CQBEpsilon(tau=20),
     lambda th: CQBOpt(), lambda th: GreedyMLEPolicy(), lambda th: QueueBlindUCBPolicy(),
@@ -258,7 +270,8 @@ def small_instances(draw):
 @settings(max_examples=40, deadline=None)
 @given(small_instances(), st.integers(0, len(POLICY_MAKERS) - 1))
 def test_queue_invariants(instance, which):
-    """A.8.8: Q >= 0, steps in {-1, 0, 1}, no service of an empty queue, job in the queue."""
+    """Path invariants: Q >= 0, steps in {-1, 0, 1}, no service of an empty queue, job in
+    the queue."""
     env, T, seed = instance
     policy = POLICY_MAKERS[which](env.thetas)
     rand = env.sample_randomness(T, random_state=seed)
@@ -282,7 +295,7 @@ def test_queue_invariants(instance, which):
 @settings(max_examples=40, deadline=None)
 @given(small_instances())
 def test_oracle_initialised_frozen_learner_reproduces_the_oracle(instance):
-    """A.8.8: theta_hat = theta*, beta = 0, frozen estimator == pi* path under CRN."""
+    """Path invariants: theta_hat = theta*, beta = 0, frozen estimator == pi* path under CRN."""
     env, T, seed = instance
     rand = env.sample_randomness(T, random_state=seed)
     oracle = run_policy(OraclePolicy(env.thetas), env, randomness=rand)
@@ -300,9 +313,10 @@ def test_unfrozen_learner_moves_away_from_the_truth():
     assert run.n_obs.sum() > 0 and not np.allclose(run.theta, env.thetas)
 
 
-# ---------------------------------------------------------------- A.8.9
+# ------------------------------------------------------------------ degenerate contexts
 def test_identical_contexts_reduce_to_a_k_armed_queueing_bandit():
-    """A.8.9: one context for every job: all policies run; oracle uses the best arm."""
+    """Degenerate contexts: one context for every job; all policies run, the oracle uses the
+    best arm."""
     thetas = np.array([[0.2], [1.5], [-0.4]])
     env = ContextualQueueEnv(thetas, 0.6, context_sequence=np.ones((3000, 1)))
     for make in POLICY_MAKERS:
@@ -316,7 +330,7 @@ def test_identical_contexts_reduce_to_a_k_armed_queueing_bandit():
 
 
 def test_zero_context_needs_arrival_rate_below_one_half_minus_slack():
-    """A.8.9: x = 0 gives mu = 1/2 for every server."""
+    """Degenerate contexts: x = 0 gives mu = 1/2 for every server."""
     zero = ContextualQueueEnv(np.ones((2, 3)), 0.45, slack=0.1,
                               context_sampler=_zero_contexts)
     with pytest.raises(ValueError, match="slack assumption cannot be met"):
@@ -333,7 +347,7 @@ def _zero_contexts(rng, n):
 
 
 def test_estimator_unchanged_while_the_queue_is_empty():
-    """A.8.9: after the last job leaves, nothing changes however long the run."""
+    """Degenerate contexts: after the last job leaves, nothing changes however long the run."""
     env = make_queueing_instance(random_state=2)
     rand = env.sample_randomness(2000, random_state=3)
     arrivals = rand.arrivals.copy()

@@ -1,4 +1,5 @@
-"""The confidence radius against its closed form, and the regret theorems (A.8.5, A.8.6)
+"""The confidence radius against its closed form, and the regret theorems of Bae, Kang and
+Lee (2026) (Theorem 5.5 for CQB-eps, Theorem 6.3 for CQB-Opt)
 run with the theorem's constants instead of the tuned defaults.
 
 The theorems hold for c_beta = 1 (kappa = 10, delta = 1/T, S = sqrt(d)) and, for CQB-eps,
@@ -56,7 +57,7 @@ def paper_env():
 
 
 def test_cqb_epsilon_theorem_constants_never_leave_exploration_at_ci_horizons(paper_env):
-    """A.8.5 at c_tau = 1: tau = ceil(d log T / (sigma_0^4 eps^2)) = ceil(4500 log T).
+    """Theorem 5.5 at c_tau = 1: tau = ceil(d log T / (sigma_0^4 eps^2)) = ceil(4500 log T).
 
     The decay R_T = O(T^{-1/4}) can only start once tau < T, i.e. beyond T of about 48,600 on
     the paper's instance (closed form below); before that the policy warns and explores
@@ -78,7 +79,7 @@ def test_cqb_epsilon_theorem_constants_never_leave_exploration_at_ci_horizons(pa
 
 @pytest.mark.slow
 def test_cqb_opt_theorem_constants_regret_is_sublinear_and_below_random(paper_env):
-    """A.8.6 at c_beta = 1, kappa = 10, delta = 1/T, S = sqrt(d).
+    """Theorem 6.3 at c_beta = 1, kappa = 10, delta = 1/T, S = sqrt(d).
 
     Measured (20 coupled runs per T): R_T = 84, 119, 169, 171 at T = 1k, 2k, 4k, 8k
     against 138, 261, 534, 1045 for the random policy; R_T / log^2 T is 1.76, 2.06,

@@ -1,0 +1,153 @@
+"""Build stages of the batched and prior modes: every estimate a median of batched estimates.
+
+The paper's low-memory oracle (Shen, Zhu, Peng and Huang 2026): the landmark
+Gram matrix of collision probabilities, each entry the median of
+``n_repeats`` estimates of Algorithm 1 (``EstRWDot``, batches of
+``batch_size`` walks; Algorithm 2, ``EstColliProb``), then ``Psi``
+(Algorithm 3, see :mod:`._embedding`) and the collision probabilities
+``alpha_u`` of the cluster landmarks with the landmarks (Algorithm 4,
+``QueryDot``), which the queries compare with their own. The prior mode runs
+the same stages with one batch of all ``n_walks`` walks per side (the
+estimator of Gluch et al. 2021 and Shen and Peng 2023, which stores all
+endpoints).
+
+The estimated pairs of each matrix are computed in about 16 chunks, each
+kept in the build state as soon as it is done (a stage per chunk), so a
+stopped build resumes from the last chunk done.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from statlearn.utils._validation import _scalar
+
+from ._build import BuildState, OracleConstructionError, Search, start_attempt
+from ._embedding import embed_landmarks, gap_ratio, label_landmarks
+from ._walks import base_words, median_estimates
+
+__all__ = ["alpha_from_estimates", "batched_stages", "estimates"]
+
+
+def estimates(o, xs, ys, ids, base, t, p=None):
+    """Median-over-repeats estimates; ``ids`` (n_pairs, m) name each pair."""
+    p = p or o._p
+    return median_estimates(o._g, xs, ys, ids, base, t, p.reps, p.n_batches, p.batch_size,
+                            prior=p.prior, backend=o.backend, n_jobs=o.n_jobs)
+
+
+def symmetric_from_upper(z, s):
+    """``s x s`` symmetric matrix from its upper triangle in ``np.triu_indices`` order."""
+    iu, ju = np.triu_indices(s)
+    G = np.zeros((s, s))
+    G[iu, ju] = z
+    G[ju, iu] = z
+    return G
+
+
+def _chunked_estimates(o, st: BuildState, name, xs, ys, ids, base, t, label, p=None):
+    """:func:`estimates` over the pairs in about 16 pieces, each kept in
+    ``st.pieces[name]`` when done (a yield per piece)."""
+    p = p or o._p
+    parts = st.pieces.setdefault(name, {})
+    n_pairs = xs.size
+    chunk = max(1, -(-n_pairs // 16))
+    for ci, lo in enumerate(range(0, n_pairs, chunk)):
+        if ci in parts:
+            continue
+        hi = min(n_pairs, lo + chunk)
+        parts[ci] = estimates(o, xs[lo:hi], ys[lo:hi], ids[lo:hi], base, t, p)
+        yield f"{label} {hi}/{n_pairs} pairs", p.reps * (hi - lo) * 2 * p.n_walks * t
+
+
+def _joined(st, name):
+    """The pieces of ``st.pieces[name]`` in chunk order, as one array."""
+    return np.concatenate([st.pieces[name][c] for c in sorted(st.pieces[name])])
+
+
+def _search_walk_length(o, st, cands, sample):
+    """The eigen-gap rule over ``cands`` (see the class Notes); returns the length chosen.
+
+    Each candidate's Gram matrix uses ``min(n_repeats, 3)`` repeats and walks of
+    its own; the search stops at the first decrease once a ratio of at least 2
+    was seen.
+    """
+    g, p = o._g, o._p
+    sel = replace(p, reps=min(p.reps, 3))
+    base = base_words(sample.seeds["walk_length"])
+    landmarks = sample.landmarks
+    iu, ju = np.triu_indices(p.s)
+    for t in cands:
+        search = st.search or Search({}, False)
+        if search.stopped:
+            break
+        if t in search.scores:
+            continue
+        name = f"select{t}"
+        yield from _chunked_estimates(o, st, name, landmarks[iu], landmarks[ju],
+                                      np.column_stack([iu, ju]), base, t,
+                                      f"walk length t={t}", sel)
+        G = symmetric_from_upper(_joined(st, name), p.s)
+        ratio = gap_ratio(np.linalg.eigvalsh(g.n / p.s * G)[::-1], p.k)
+        new = {**search.scores, t: ratio}
+        best = max(new.values())
+        st.search = Search(new, bool(best >= 2 and ratio < best))
+        del st.pieces[name]
+    scores = st.search.scores
+    return max(scores, key=lambda c: (scores[c], -c))
+
+
+def batched_stages(o, st: BuildState):
+    """The stages of one attempt of the batched (or prior) build (see the module docstring)."""
+    p = o._p
+    cands = o._build.cands
+    sample = start_attempt(o, st)
+    landmarks, cluster_landmarks = sample.landmarks, sample.cluster_landmarks
+    if cands:
+        t = yield from _search_walk_length(o, st, cands, sample)
+        scores = st.search.scores
+    else:
+        t, scores = int(_scalar(o.walk_length)), {}
+    o.walk_length_ = t
+    o.walk_length_scores_ = scores
+    iu, ju = np.triu_indices(p.s)
+    yield from _chunked_estimates(o, st, "gram", landmarks[iu], landmarks[ju],
+                                  np.column_stack([iu, ju]), base_words(sample.seeds["gram"]),
+                                  t, f"Gram matrix t={t}")
+    G = symmetric_from_upper(_joined(st, "gram"), p.s)
+    embed_landmarks(o, st, G, lambda vals: OracleConstructionError(
+        f"the {p.k}-th eigenvalue of the landmark Gram matrix is not positive "
+        f"(eigenvalues {np.round(vals[:p.k + 1], 6).tolist()}): n_clusters too large "
+        f"or the walks of length {t} do not separate clusters."))
+    # cluster landmarks: alpha_u for every u in S'
+    iu = np.repeat(np.arange(p.sc), p.s)
+    jl = np.tile(np.arange(p.s), p.sc)
+    yield from _chunked_estimates(o, st, "alpha", cluster_landmarks[iu], landmarks[jl],
+                                  np.column_stack([iu, jl]),
+                                  base_words(sample.seeds["clusters"]), t, "cluster landmarks")
+    alpha = _joined(st, "alpha").reshape(p.sc, p.s)
+    o._alpha_cluster = alpha
+    o.walk_steps_fit_ = int(st.steps)
+    o.walk_steps_per_query_ = int(p.reps * p.s * 2 * p.n_walks * t)
+    o._query_base = base_words(sample.seeds["queries"])
+    labels, n_comp = label_landmarks(o, alpha, sample.seeds["clusters"])
+    o.landmark_labels_ = labels
+    if n_comp != p.k:
+        hint = (" (fewer than n_clusters: the threshold may exceed 1/|C_max|; with "
+                "unbalanced clusters lower balance or threshold)") if n_comp < p.k else ""
+        raise OracleConstructionError(
+            f"the similarity graph on {p.sc} cluster landmarks has {n_comp} connected "
+            f"components, expected n_clusters={p.k}{hint}.")
+
+
+def alpha_from_estimates(o, vertices):
+    """``alpha_x`` of each query vertex: a median of batched estimates per landmark."""
+    p = o._p
+    q = vertices.size
+    xs = np.repeat(vertices, p.s)
+    jl = np.tile(np.arange(p.s), q)
+    z = estimates(o, xs, o.landmarks_[jl], np.column_stack([xs, jl]), o._query_base,
+                  o.walk_length_)
+    return z.reshape(q, p.s)

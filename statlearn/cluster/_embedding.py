@@ -1,0 +1,133 @@
+"""From the landmark Gram matrix to labelled cluster landmarks (shared by every build mode).
+
+* :func:`embed_landmarks`: the eigendecomposition ``(n/s) G = W Sigma W^T``
+  of the landmark Gram matrix, the refusal when its ``k``-th eigenvalue is not
+  positive, the eigen-gap ``sigma_k / sigma_{k+1}`` with its warning below 2,
+  and ``Psi = (n/s) W_k Sigma_k^{-2} W_k^T`` (Algorithm 3, ``InitOracle``, of
+  Shen, Zhu, Peng and Huang 2026);
+* :func:`label_landmarks`: the clusters of the cluster landmarks, either the
+  connected components of the similarity graph ``H`` (edge when the estimated
+  dot product ``alpha_u^T Psi alpha_v`` is at least the threshold; the
+  construction of Shen and Peng 2023, which the paper builds on) or k-means on
+  the landmarks' estimated spectral embeddings;
+* :func:`gap_ratio`, the eigen-gap ``sigma_k / sigma_{k+1}`` by which the
+  automatic walk length is chosen (the candidates are in :mod:`._params`).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from threadpoolctl import ThreadpoolController
+
+from ._build import warn_at_caller
+
+__all__ = ["embed_landmarks", "gap_ratio", "gram_spectrum", "label_landmarks",
+           "similarity_components"]
+
+#: the ``k``-th eigenvalue of ``(n/s) G`` must exceed this fraction of the first
+EIG_TOL = 1e-8
+
+
+def gap_ratio(eigenvalues, k):
+    """``sigma_k / sigma_{k+1}`` (``inf`` when ``sigma_{k+1} <= 0 < sigma_k``)."""
+    a, b = float(eigenvalues[k - 1]), float(eigenvalues[k]) if eigenvalues.size > k else 0.0
+    if a <= 0:
+        return 0.0
+    return a / b if b > 0 else math.inf
+
+
+_BLAS = []
+
+
+def one_blas_thread():
+    """Context running BLAS on one thread: the small eigenproblems here take ~0.1 s
+    instead of ~0.3 ms when several BLAS threads wait for busy cores. The controller is
+    made once (building it scans the loaded libraries)."""
+    if not _BLAS:
+        _BLAS.append(ThreadpoolController())
+    return _BLAS[0].limit(limits=1, user_api="blas")
+
+
+def gram_spectrum(G, n):
+    """Eigenvalues (descending) and eigenvectors of ``(n/s) G`` for an ``s x s`` Gram matrix."""
+    with one_blas_thread():
+        vals, vecs = np.linalg.eigh(n / G.shape[0] * G)
+    return vals[::-1], vecs[:, ::-1]
+
+
+def embed_landmarks(o, st, G, refuse):
+    """Eigendecomposition of ``(n/s) G``, then ``Psi``, with the refusal and the gap warning.
+
+    Sets ``o.gram_eigenvalues_``, ``o.eigengap_`` and ``o.psi_``. When the
+    ``k``-th eigenvalue is not positive (at most ``EIG_TOL`` times the first),
+    ``Sigma_k^{-1}`` does not exist: raises ``refuse(eigenvalues)``, the
+    mode's :class:`~._build.OracleConstructionError` with its diagnostic. A gap
+    ratio below 2 (``Psi`` ill-conditioned) warns once per attempt (``st.warned``).
+    """
+    p = o._p
+    vals, vecs = gram_spectrum(G, o._g.n)
+    o.gram_eigenvalues_ = vals
+    o.eigengap_ = gap_ratio(vals, p.k)
+    if not vals[0] > 0 or vals[p.k - 1] <= EIG_TOL * vals[0]:
+        raise refuse(vals)
+    if o.eigengap_ < 2 and not st.warned:
+        st.warned = True
+        warn_at_caller(f"small eigen-gap sigma_k/sigma_(k+1) = {o.eigengap_:.3g} < 2 in the "
+                       "landmark Gram matrix: Psi is ill-conditioned; check n_clusters and "
+                       "walk_length.")
+    wk = vecs[:, :p.k]
+    o.psi_ = (o._g.n / p.s) * (wk / vals[:p.k] ** 2) @ wk.T
+
+
+def similarity_components(alpha, psi, threshold):
+    """Components of ``H`` (edge iff ``alpha_u psi alpha_v >= threshold``), one row at a time."""
+    sc = alpha.shape[0]
+    parent = np.arange(sc)
+
+    def find(i):
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for i in range(sc):
+        row = alpha[i + 1:] @ (psi @ alpha[i])
+        for j in np.flatnonzero(row >= threshold) + i + 1:
+            ri, rj = find(i), find(j)
+            if ri != rj:
+                parent[max(ri, rj)] = min(ri, rj)
+    roots = np.array([find(i) for i in range(sc)])
+    # order components by their smallest member (roots are minima by construction)
+    uniq = np.unique(roots)
+    labels = np.searchsorted(uniq, roots).astype(np.int64)
+    return labels, uniq.size
+
+
+def label_landmarks(o, alpha, seed):
+    """Clusters of the cluster landmarks, ``(labels, number of groups)``.
+
+    ``landmark_clustering="threshold"``: the components of ``H``.
+    ``"kmeans"``: k-means on the rows of ``alpha V_k Sigma_k^{1/2}`` (``Psi = V
+    Sigma V^T``), normalised to unit length as in Ng, Jordan and Weiss, with a
+    seed drawn from ``seed``. Either way clusters are numbered in the order of
+    their first landmark.
+    """
+    p = o._p
+    if o.landmark_clustering == "threshold":
+        return similarity_components(alpha, o.psi_, p.threshold)
+    from sklearn.cluster import KMeans
+
+    w, V = np.linalg.eigh(o.psi_)
+    top = np.argsort(w)[::-1][:p.k]
+    emb = alpha @ (V[:, top] * np.sqrt(np.maximum(w[top], 0.0)))
+    norms = np.linalg.norm(emb, axis=1, keepdims=True)
+    emb = np.divide(emb, norms, out=np.zeros_like(emb), where=norms > 0)
+    rs = int(seed.generate_state(1)[0])
+    raw = KMeans(p.k, n_init=10, random_state=rs).fit_predict(emb)
+    # order clusters by their first landmark (deterministic labels, as for H)
+    first = {c: i for i, c in reversed(list(enumerate(raw)))}
+    order = sorted(first, key=first.get)
+    labels = np.array([order.index(c) for c in raw], dtype=np.int64)
+    return labels, len(order)

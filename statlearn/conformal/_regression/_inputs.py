@@ -1,0 +1,75 @@
+"""Checks shared by the regression wrappers: levels, responses, model predictions."""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from sklearn.utils.validation import column_or_1d
+
+from ...base import Level
+from ...utils import check_alpha
+from ...utils._validation import _scalar
+from .._core._arrays import host
+
+__all__ = []
+
+
+def _check_alphas(alpha, name="alpha"):
+    """``alpha`` as a tuple of levels in (0, 1) and whether it was a scalar."""
+    alpha = _scalar(alpha)
+    if isinstance(alpha, numbers.Real) and not isinstance(alpha, bool | np.bool_):
+        return (check_alpha(alpha, name),), True
+    if isinstance(alpha, str | bytes | dict) or not hasattr(alpha, "__len__"):
+        raise TypeError(f"{name} must be a float in (0, 1) or a sequence of them, got "
+                        f"{alpha!r}.")
+    values = np.asarray(host(alpha), dtype=object)
+    if values.ndim != 1:
+        raise ValueError(f"{name} must be a float or a 1-D sequence of floats, got shape "
+                         f"{values.shape}.")
+    levels = tuple(check_alpha(a, name) for a in values)
+    if not levels:
+        raise ValueError(f"{name} must hold at least one level, got an empty sequence.")
+    return levels, False
+
+
+class _Levels(Level):
+    """A level in ``(0, 1)`` or a non-empty 1-D sequence of levels (one interval each)."""
+
+    def matches_type(self, value):
+        value = _scalar(value)
+        if isinstance(value, numbers.Real) and not isinstance(value, bool | np.bool_):
+            return True
+        return isinstance(value, list | tuple | np.ndarray) or hasattr(value, "__array__")
+
+    def check(self, value, name):
+        _check_alphas(value, name)
+        return value
+
+    def describe(self):
+        return "a real in (0, 1) or a non-empty sequence of them"
+
+
+def _check_target(y, name="y"):
+    y = column_or_1d(host(y), warn=True)
+    if y.dtype.kind not in "biuf":
+        try:
+            y = y.astype(np.float64)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"{name} must hold real numbers, got dtype {y.dtype}.") from exc
+    y = y.astype(np.float64, copy=False)
+    if not np.all(np.isfinite(y)):
+        raise ValueError(f"{name} must not contain NaN or infinite values.")
+    return y
+
+
+def _check_predictions(values, n, name):
+    v = np.asarray(values, dtype=np.float64)
+    if v.ndim == 2 and v.shape[1] == 1:
+        v = v[:, 0]
+    if v.shape != (n,):
+        raise ValueError(f"{name} must return shape ({n},), got {v.shape}.")
+    if not np.all(np.isfinite(v)):
+        raise ValueError(f"{name} returned NaN or infinite values.")
+    return v
+
