@@ -18,7 +18,7 @@ from ..base import FitStateMixin, Integral, Level, Options, Real
 from ..utils import asarray_like, check_rng, get_namespace, to_numpy
 from ..utils._array_api import device, input_namespace, is_numpy_namespace
 from ..utils._validation import _scalar
-from ._glm import LOSSES, newton_solve, objective_hessian
+from ._glm import LOSSES, SOLVERS, glm_solve, newton_solve, objective_hessian
 from ._inputs import check_xp_design, glm_targets, host_targets
 from ._intercept import with_profiled_intercept
 from ._linalg import factor_with_jitter
@@ -118,7 +118,16 @@ class NewtonUnlearner(FitStateMixin, BaseEstimator):
         Exact-solver tolerance: stop when ``||grad L|| <= tol * alpha``, so the
         distance to the minimiser is at most ``tol``.
     max_iter : int, default=100
-        Newton iterations of the exact solver.
+        Newton iterations of the exact solver (after the quasi-Newton start,
+        with ``solver="quasi-newton"``).
+    solver : {"quasi-newton", "newton"}, default="quasi-newton"
+        How the exact fits (``fit``, refits, ``retrain_reference``) reach
+        ``||grad L|| <= tol * alpha``: ``"quasi-newton"`` runs L-BFGS (one pass
+        over the data per iteration) and finishes with damped Newton steps only
+        where L-BFGS stops short (typically none), so that the one Hessian
+        formed is the stored one at the fit; ``"newton"`` takes damped Newton
+        steps from zero (a Hessian and a factorisation per step). Both stop by
+        the same rule, so their results agree to ``2 tol``.
     random_state : None, int, numpy.random.Generator or RandomState, default=None
         Seed of the noise stream (read at ``fit``); a request may bring its own
         stream instead (``unlearn(random_state=...)``).
@@ -216,7 +225,7 @@ class NewtonUnlearner(FitStateMixin, BaseEstimator):
                  verify=True, n_newton_steps=1, mechanism="newton", delta=1e-5,
                  store_hessian=True, assume_optimal=False, add_noise_on_empty=True,
                  allow_singular=False, fit_intercept=True, tol=1e-10, max_iter=100,
-                 feature_bound=None, random_state=None):
+                 solver="quasi-newton", feature_bound=None, random_state=None):
         self.loss = loss
         self.alpha = alpha
         self.penalty = penalty
@@ -236,6 +245,7 @@ class NewtonUnlearner(FitStateMixin, BaseEstimator):
         self.fit_intercept = fit_intercept
         self.tol = tol
         self.max_iter = max_iter
+        self.solver = solver
         self.feature_bound = feature_bound
         self.random_state = random_state
 
@@ -259,6 +269,7 @@ class NewtonUnlearner(FitStateMixin, BaseEstimator):
         "fit_intercept": ["boolean"],
         "tol": [Real(0, None, closed="neither")],
         "max_iter": [Integral(1)],
+        "solver": [Options(list(SOLVERS))],
         "feature_bound": [None, Real(0, None, closed="neither")],
         "random_state": ["random_state"],
     }
@@ -284,6 +295,10 @@ class NewtonUnlearner(FitStateMixin, BaseEstimator):
         return tags
 
     # ------------------------------------------------------------ validation
+    def _solve(self, *args, **kwargs):
+        """The exact solver chosen by ``solver`` (fit, refits, retrain reference)."""
+        return SOLVERS[self._cfg.solver](*args, **kwargs)
+
     def _check_params(self):
         """Checks across parameters (each one alone is checked by its constraint)."""
         alpha = float(self.alpha)
@@ -346,16 +361,27 @@ class NewtonUnlearner(FitStateMixin, BaseEstimator):
         self._rng = check_rng(_scalar(self._cfg.random_state))
         n = X.shape[0]
         mechanism.prepare(self)
-        beta, self.n_iter_, _ = newton_solve(
-            X, self._y, self._cfg.loss, self._pen, xp, tol=self._cfg.tol,
-            max_iter=self._cfg.max_iter, shift=self._shift,
-            allow_singular=self._cfg.allow_singular)
+        factor = None
+        if self._cfg.solver == "quasi-newton":
+            beta, self.n_iter_, _, factor = glm_solve(
+                X, self._y, self._cfg.loss, self._pen, xp, tol=self._cfg.tol,
+                max_iter=self._cfg.max_iter, shift=self._shift,
+                allow_singular=self._cfg.allow_singular, return_factor=True)
+        else:
+            beta, self.n_iter_, _ = newton_solve(
+                X, self._y, self._cfg.loss, self._pen, xp, tol=self._cfg.tol,
+                max_iter=self._cfg.max_iter, shift=self._shift,
+                allow_singular=self._cfg.allow_singular)
         self._beta_fit = beta
         self._beta = beta
         self.hessian_cholesky_ = None
         if self._cfg.store_hessian and alpha > 0:
-            H = objective_hessian(beta, X, self._y, self._cfg.loss, self._pen, xp)
-            self.hessian_cholesky_, _ = factor_with_jitter(H, xp)
+            if factor is None:
+                H = objective_hessian(beta, X, self._y, self._cfg.loss, self._pen, xp)
+                factor, _ = factor_with_jitter(H, xp)
+            # with the quasi-Newton solver: the factor of its polishing step, at a point
+            # within tol of the fit (the Hessian changes by O(tol) there)
+            self.hessian_cholesky_ = factor
         self.removed_ = np.zeros(n, dtype=bool)
         self.unlearn_report_ = None
         self.history_ = []
@@ -677,7 +703,7 @@ class NewtonUnlearner(FitStateMixin, BaseEstimator):
         removed[idx] = True
         X_keep, y_keep = self._take(np.flatnonzero(~removed))
         # warm start from the current noise-free state (same minimiser, fewer iterations)
-        beta, _, _ = newton_solve(X_keep, y_keep, self._cfg.loss, self._pen, self._xp,
+        beta, _, _ = self._solve(X_keep, y_keep, self._cfg.loss, self._pen, self._xp,
                                   beta0=self._beta if self._mechanism.warm_starts_reference
                                   else None,
                                   tol=self._cfg.tol, max_iter=self._cfg.max_iter,

@@ -25,6 +25,8 @@ from ._linalg import CholeskyError, cho_solve, factor_with_jitter
 
 __all__ = [
     "LOSSES",
+    "SOLVERS",
+    "glm_solve",
     "loss_derivatives",
     "loss_value",
     "make_glm_data",
@@ -77,16 +79,40 @@ def objective_gradient(beta, X, y, loss, alpha, xp, shift=None):
     return g if shift is None else g + shift
 
 
+def _weighted_gram(X, w, xp):
+    """``X^T diag(w) X`` for weights ``w >= 0``.
+
+    On NumPy float arrays through the symmetric rank-k product of BLAS
+    (``?syrk`` on ``sqrt(w) X``: half the multiplications of a general product,
+    the upper triangle mirrored); elsewhere as a matrix product.
+    """
+    if isinstance(X, np.ndarray) and X.dtype in (np.float64, np.float32) and X.ndim == 2:
+        from scipy.linalg import blas
+
+        n, p = X.shape
+        syrk = blas.dsyrk if X.dtype == np.float64 else blas.ssyrk
+        root = np.sqrt(w).astype(X.dtype, copy=False)
+        U = np.zeros((p, p), dtype=X.dtype, order="F")
+        rows = max(256, (1 << 20) // max(p, 1))  # blocks of about 8 MB: no n x p copy
+        for start in range(0, n, rows):
+            A = root[start:start + rows, None] * X[start:start + rows]
+            # A is C-ordered, so A.T is an F-ordered p x rows matrix: U += A^T A (upper)
+            U = syrk(1.0, A.T, beta=1.0, c=U, trans=0, lower=0, overwrite_c=1)
+        return np.triu(U) + np.triu(U, 1).T
+    return X.T @ (xp.expand_dims(w, axis=1) * X)
+
+
 def objective_hessian(beta, X, y, loss, alpha, xp):
     """Hessian ``X^T diag(l'') X + diag(alpha)`` assembled on the input's device.
 
     ``alpha`` is a scalar or a vector of per-coordinate penalties (0 for an
     unpenalised intercept); the product with the identity broadcasts to the
-    diagonal matrix either way.
+    diagonal matrix either way. Every loss here is convex (``l'' >= 0``), so the
+    Gram part is a symmetric rank-k product (see :func:`_weighted_gram`).
     """
     _, d2 = loss_derivatives(y, X @ beta, loss, xp)
     p = X.shape[1]
-    H = X.T @ (xp.expand_dims(d2, axis=1) * X)
+    H = _weighted_gram(X, d2, xp)
     return H + xp.eye(p, dtype=X.dtype, device=device(X)) * alpha
 
 
@@ -199,6 +225,133 @@ def newton_solve(X, y, loss, alpha, xp, beta0=None, tol=1e-10, max_iter=100, shi
             stacklevel=2,
         )
     return beta, max_iter, gnorm
+
+
+#: pairs kept by the limited-memory quasi-Newton solver
+_LBFGS_MEMORY = 10
+#: its iteration cap (the Newton finish has its own, ``max_iter``)
+_LBFGS_MAX_ITER = 1000
+
+
+def _value_and_gradient(beta, X, y, loss, alpha, shift):
+    z = X @ beta
+    d1, _ = loss_derivatives(y, z, loss, np)
+    val = float(np.sum(loss_value(y, z, loss, np)) + 0.5 * np.sum(alpha * beta * beta))
+    g = X.T @ d1 + alpha * beta
+    if shift is not None:
+        val += float(np.sum(shift * beta))
+        g = g + shift
+    return val, g
+
+
+def _two_loop(g, pairs):
+    """``-H_k g`` for the L-BFGS inverse-Hessian approximation of the stored pairs."""
+    q = g.copy()
+    coef = []
+    for s, y, rho in reversed(pairs):
+        a = rho * float(s @ q)
+        q -= a * y
+        coef.append(a)
+    s, y, _ = pairs[-1]
+    q *= float(s @ y) / float(y @ y)
+    for (s, y, rho), a in zip(pairs, reversed(coef)):
+        q += (a - rho * float(y @ q)) * s
+    return -q
+
+
+def glm_solve(X, y, loss, alpha, xp, beta0=None, tol=1e-10, max_iter=100, shift=None,
+              allow_singular=False, return_factor=False):
+    """Minimise the regularised objective to ``||grad|| <= tol * alpha`` (as :func:`newton_solve`).
+
+    On NumPy input it runs a limited-memory quasi-Newton method (L-BFGS, Nocedal
+    1980; Nocedal & Wright 2006, Algorithm 7.5) with a backtracking line search:
+    each iteration costs one pass of ``X @ beta`` and one of ``X^T r``, where a
+    Newton iteration assembles a ``p x p`` Hessian (``n p^2``) and factorises it.
+    As in :func:`newton_solve`, near the minimiser where the objective no longer
+    resolves the decrease, a full step is accepted when it reduces the gradient
+    norm, which is still resolved. Once the gradient meets the rule, one Newton
+    step with the Hessian there polishes the result to Newton's precision (kept
+    only if it reduces the gradient); that Hessian's factor is returned with
+    ``return_factor`` (the one a fit stores: it is the Hessian at a point within
+    ``tol`` of the result). When the quasi-Newton iterations stop making progress
+    before the rule is met, damped Newton steps (at most ``max_iter``, with
+    :func:`newton_solve`'s warnings) finish from where they stopped. Array-API
+    input, a singular problem (``allow_singular``) or no penalty go to
+    :func:`newton_solve` directly.
+
+    Returns
+    -------
+    beta : array of shape (p,)
+    n_iter : int
+        Quasi-Newton plus Newton iterations.
+    grad_norm : float
+    factor : array of shape (p, p) or None
+        Only with ``return_factor``: the lower Cholesky factor of the Hessian the
+        polishing step used (None when Newton steps finished instead).
+    """
+    a_scalar = penalty_strength(alpha)
+    if (not isinstance(X, np.ndarray) or allow_singular or not a_scalar > 0
+            or X.shape[0] == 0):
+        out = newton_solve(X, y, loss, alpha, xp, beta0=beta0, tol=tol, max_iter=max_iter,
+                           shift=shift, allow_singular=allow_singular)
+        return (*out, None) if return_factor else out
+    target = tol * a_scalar
+    beta = np.zeros(X.shape[1], dtype=X.dtype) if beta0 is None else np.asarray(beta0).copy()
+    f, g = _value_and_gradient(beta, X, y, loss, alpha, shift)
+    gnorm = float(np.linalg.norm(g))
+    pairs = []
+    eps = np.finfo(float).eps
+    it = 0
+    with np.errstate(over="ignore", invalid="ignore"):
+        while gnorm > target and it < _LBFGS_MAX_ITER:
+            it += 1
+            d = _two_loop(g, pairs) if pairs else -g / max(gnorm, 1.0)
+            slope = float(g @ d)
+            if not slope < 0:  # lost descent (rounding): restart from the gradient
+                pairs.clear()
+                d, slope = -g / max(gnorm, 1.0), -gnorm * gnorm / max(gnorm, 1.0)
+            t, accepted = 1.0, False
+            while t >= 1e-12:
+                cand = beta + t * d
+                f_new, g_new = _value_and_gradient(cand, X, y, loss, alpha, shift)
+                if np.isfinite(f_new) and f_new <= f + 1e-4 * t * slope:
+                    accepted = True
+                    break
+                if (np.isfinite(f_new) and abs(f_new - f) <= 64 * eps * max(1.0, abs(f))
+                        and float(np.linalg.norm(g_new)) < gnorm):
+                    accepted = True  # the decrease is below rounding; the gradient is not
+                    break
+                t *= 0.5
+            if not accepted:
+                break
+            step, dg = cand - beta, g_new - g
+            sy = float(step @ dg)
+            if sy > 0:  # always, for a strongly convex objective, unless rounding hides it
+                pairs.append((step, dg, 1.0 / sy))
+                if len(pairs) > _LBFGS_MEMORY:
+                    pairs.pop(0)
+            beta, f, g = cand, f_new, g_new
+            gnorm = float(np.linalg.norm(g))
+            if float(np.linalg.norm(step)) <= 1e-15 * (1.0 + float(np.linalg.norm(beta))):
+                break
+    if gnorm > target:
+        out = newton_solve(X, y, loss, alpha, xp, beta0=beta, tol=tol, max_iter=max_iter,
+                           shift=shift)
+        beta, n_newton, gnorm = out
+        return (beta, it + n_newton, gnorm, None) if return_factor else (beta, it + n_newton,
+                                                                           gnorm)
+    # one Newton step with the Hessian here: Newton's precision for one Hessian
+    L, _ = factor_with_jitter(objective_hessian(beta, X, y, loss, alpha, np), np)
+    cand = beta - cho_solve(L, g, np)
+    _, g_new = _value_and_gradient(cand, X, y, loss, alpha, shift)
+    g_norm_new = float(np.linalg.norm(g_new))
+    if g_norm_new <= gnorm:
+        beta, gnorm, it = cand, g_norm_new, it + 1
+    return (beta, it, gnorm, L) if return_factor else (beta, it, gnorm)
+
+
+#: the exact solvers by name (``NewtonUnlearner(solver=...)``)
+SOLVERS = {"quasi-newton": glm_solve, "newton": newton_solve}
 
 
 def make_glm_data(n_samples, n_features, loss="logistic", *, n_scale=None, random_state=None):

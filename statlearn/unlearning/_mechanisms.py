@@ -29,7 +29,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from ..utils import asarray_like, to_numpy
 from ..utils._array_api import device
-from ._glm import loss_derivatives, newton_solve, objective_hessian
+from ._glm import loss_derivatives, objective_hessian
 from ._linalg import CholeskyError, cho_solve, factor_with_jitter, woodbury_downdate_solve
 from ._privacy import compose_gdp, draw_noise, guo_noise_std, noise_radius, sekhari_noise_std
 from ._warnings import UnlearningWarning
@@ -277,9 +277,9 @@ class NewtonMechanism(Mechanism):
             with warnings.catch_warnings():
                 # the outcome is checked (and reported) right below
                 warnings.simplefilter("ignore", ConvergenceWarning)
-                beta, _, _ = newton_solve(X_keep, y_keep, self.cfg.loss, est._pen, est._xp,
-                                          beta0=beta, tol=self.cfg.tol,
-                                          max_iter=self.cfg.max_iter)
+                beta, _, _ = est._solve(X_keep, y_keep, self.cfg.loss, est._pen, est._xp,
+                                        beta0=beta, tol=self.cfg.tol,
+                                        max_iter=self.cfg.max_iter)
             delta_cert, _ = self.certificate(est, beta, ret)
             fallback = True
             # the released law is the retrained one when the refit reached its tolerance
@@ -399,9 +399,9 @@ class GuoMechanism(_BaselineMechanism):
         if self.residual > budget:
             # retrain from scratch with a fresh objective perturbation
             self.shift = asarray_like(self.sigma * rng.standard_normal(p), est._X)
-            beta, _, _ = newton_solve(X_keep, y_keep, self.cfg.loss, alpha, xp,
-                                      tol=self.cfg.tol,
-                                      max_iter=self.cfg.max_iter, shift=self.shift)
+            beta, _, _ = est._solve(X_keep, y_keep, self.cfg.loss, alpha, xp,
+                                    tol=self.cfg.tol, max_iter=self.cfg.max_iter,
+                                    shift=self.shift)
             self.residual = 0.0
             fallback = True
         return _outcome(beta, residual / alpha, True, fallback, residual, 1, kind)

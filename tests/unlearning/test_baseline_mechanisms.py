@@ -185,7 +185,7 @@ def test_guo_retraining_honours_tol_and_max_iter():
     y = y.astype(float)
     # max_iter = 1: the retrain is one Newton step from zero on the newly perturbed objective
     est = NewtonUnlearner(mechanism="guo", noise_scale=1e-9, fit_intercept=False, max_iter=1,
-                          random_state=0)
+                          solver="newton", random_state=0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         est.fit(X, y).unlearn([0])
@@ -195,7 +195,7 @@ def test_guo_retraining_honours_tol_and_max_iter():
     np.testing.assert_allclose(est.coef_, want, rtol=1e-9, atol=1e-12)
     # a tolerance so loose that zero already meets it: the retrain returns zero
     est = NewtonUnlearner(mechanism="guo", noise_scale=1e-9, fit_intercept=False, tol=1e3,
-                          random_state=0)
+                          solver="newton", random_state=0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         est.fit(X, y).unlearn([0])

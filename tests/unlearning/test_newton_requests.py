@@ -167,7 +167,7 @@ def test_fallback_refit_starts_from_the_newton_step_and_honours_the_solver_optio
     # max_iter = 1: the request is one Newton step from the fitted state, and the fallback
     # refit one more step from the request's estimate (not a solve from zero)
     est = NewtonUnlearner(fit_intercept=False, noise=None, noise_scale=1e-14, max_iter=1,
-                          store_hessian=False)
+                          store_hessian=False, solver="newton")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         est.fit(X, y)
@@ -182,6 +182,7 @@ def test_fallback_refit_starts_from_the_newton_step_and_honours_the_solver_optio
     assert not np.allclose(newton(np.zeros(6), Xk, yk), beta2, rtol=1e-6)
     # a loose tolerance that the one-step estimate already meets: the refit keeps it
     est = NewtonUnlearner(fit_intercept=False, noise=None, noise_scale=1e-14, tol=1.0,
+                          solver="newton",
                           store_hessian=False)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -61,7 +61,7 @@ def test_retrain_reference_honours_tol_and_max_iter(logistic):
     X, y = logistic
     pen = penalty(6, 1.0, False)
     # max_iter = 1: one Newton step from the current state (warm start)
-    est = NewtonUnlearner(fit_intercept=False, noise=None, max_iter=1).fit(X, y)
+    est = NewtonUnlearner(fit_intercept=False, noise=None, max_iter=1, solver="newton").fit(X, y)
     beta = est.coef_.copy()
     keep = np.arange(3, 120)
     step = beta - np.linalg.solve(hess(beta, X[keep], y[keep], "logistic", pen),
@@ -71,7 +71,7 @@ def test_retrain_reference_honours_tol_and_max_iter(logistic):
         ref = est.retrain_reference([0, 1, 2])
     np.testing.assert_allclose(ref, step, rtol=1e-9, atol=1e-12)
     # a loose tol: when the warm start is already within tol * alpha, it is returned
-    est = NewtonUnlearner(fit_intercept=False, noise=None, tol=1.0).fit(X, y)
+    est = NewtonUnlearner(fit_intercept=False, noise=None, tol=1.0, solver="newton").fit(X, y)
     beta = est.coef_.copy()
     g = grad(beta, X[1:], y[1:], "logistic", pen)
     assert np.linalg.norm(g) <= 1.0
