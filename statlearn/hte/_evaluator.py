@@ -503,6 +503,37 @@ class RelativeErrorEvaluator(FitStateMixin, BaseEstimator):
         return PairwiseComparison(rows, ranking_from_table(rows, names), float(self.alpha),
                                   int(a.size))
 
+    def best_set(self, X, treatment, y, candidates):
+        """Confidence set for the most accurate of K candidates (:meth:`compare`, then Holm).
+
+        Equivalent to ``self.compare(X, treatment, y, candidates).best_set()``:
+        the candidates that no other is significantly more accurate than, at
+        family-wise level ``alpha`` (Holm over the ``K (K - 1)`` one-sided
+        pairwise tests). Self-contained, like :meth:`compare`.
+
+        Parameters
+        ----------
+        X, treatment, y : array-like
+            Evaluation sample (not used to train the candidates).
+        candidates : dict of str to candidate
+            At least two named candidates.
+
+        Returns
+        -------
+        BestCandidateSet
+
+        Examples
+        --------
+        >>> from statlearn.datasets import make_hte_reference
+        >>> from statlearn.hte import RelativeErrorEvaluator
+        >>> d = make_hte_reference(2000, random_state=0)
+        >>> best = RelativeErrorEvaluator(cross_fit=5, random_state=0).best_set(
+        ...     d.X, d.treatment, d.y, d.candidates)
+        >>> sorted(best.members)
+        ['half', 'noisy']
+        """
+        return self.compare(X, treatment, y, candidates).best_set()
+
 
 def pairwise_table(T, a, y, mu0, mu1, e_raw, clip, trim, alpha, names):
     """All pairs from shared nuisances in O(n K^2) via the covariance of the DR-losses."""

@@ -165,6 +165,29 @@ class PairwiseComparison:
     alpha: float
     n: int
 
+    def best_set(self, alpha=None):
+        """Confidence set for the most accurate candidate(s): Holm over the pairwise tests.
+
+        A candidate stays unless another is significantly more accurate in
+        the one-sided relative-error test, with Holm's correction over all
+        ``K (K - 1)`` ordered pairs; every most accurate candidate is in the
+        set with probability at least ``1 - alpha`` (asymptotically).
+
+        Parameters
+        ----------
+        alpha : float, optional
+            Family-wise error level; the comparison's ``alpha`` by default.
+
+        Returns
+        -------
+        BestCandidateSet
+        """
+        from ._best_set import best_set_from_table
+
+        alpha = self.alpha if alpha is None else alpha
+        return best_set_from_table(self.table, list(self.ranking.index), alpha,
+                                   self.ranking["rel_loss"].to_dict())
+
     def summary(self):
         """Summary with the pairwise table and the ranking."""
         return Summary("Pairwise relative errors", {"pairs": self.table,

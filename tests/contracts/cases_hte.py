@@ -86,6 +86,8 @@ ESTIMATORS = [
                   {"result_": dict}),
     EstimatorCase(lambda: H.RelativeErrorHTE(_candidates(), random_state=0), _learner_fit,
                   {"predict": _test_X}),
+    EstimatorCase(lambda: H.RelativeErrorHTE(_candidates(), method="pairwise", random_state=0),
+                  _learner_fit, {"predict": _test_X}, name="RelativeErrorHTE-pairwise"),
     EstimatorCase(lambda: H.DRScorer(cross_fit=3, random_state=0), _learner_fit,
                   {"loss": lambda: {"candidate": _Linear(0.5, 1.0)}}),
     EstimatorCase(lambda: H.RScorer(cross_fit=3, random_state=0), _learner_fit,

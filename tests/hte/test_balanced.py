@@ -120,10 +120,11 @@ def test_balanced_cross_fit_and_other_representations_run():
 
 
 # -------------------------------------- learner (the average over pairs, Guo et al., Sec. 5)
+@pytest.mark.filterwarnings("ignore:the pairwise learner is less accurate")
 def test_two_candidates_equal_the_single_pair_contrast():
     d = make_hte_reference(1500, random_state=11)
     t1, t2 = d.candidates["const"], d.candidates["noisy"]
-    est = RelativeErrorHTE([t1, t2]).fit(d.X, d.treatment, d.y)
+    est = RelativeErrorHTE([t1, t2], method="pairwise").fit(d.X, d.treatment, d.y)
     ev = RelativeErrorEvaluator(nuisance="balanced").fit(d.X, d.treatment, d.y, tau1=t1,
                                                          tau2=t2)
     pred = est.predict(d.X)
@@ -131,28 +132,31 @@ def test_two_candidates_equal_the_single_pair_contrast():
     np.testing.assert_allclose(pred, ev.mu1_ - ev.mu0_, rtol=1e-9, atol=1e-9)
 
 
+@pytest.mark.filterwarnings("ignore:the pairwise learner is less accurate")
 def test_learner_averages_pairs_and_ignores_order():
     d = make_hte_reference(1200, random_state=12)
     c = d.candidates
-    full = RelativeErrorHTE([c["const"], c["half"], c["noisy"]]).fit(d.X, d.treatment, d.y)
-    pairs = [RelativeErrorHTE([c[p], c[q]]).fit(d.X, d.treatment, d.y).predict(d.X)
+    args = (d.X, d.treatment, d.y)
+    full = RelativeErrorHTE([c["const"], c["half"], c["noisy"]], method="pairwise").fit(*args)
+    pairs = [RelativeErrorHTE([c[p], c[q]], method="pairwise").fit(*args).predict(d.X)
              for p, q in [("const", "half"), ("const", "noisy"), ("half", "noisy")]]
     np.testing.assert_allclose(full.predict(d.X), np.mean(pairs, axis=0), rtol=1e-9, atol=1e-9)
-    rev = RelativeErrorHTE([c["noisy"], c["half"], c["const"]]).fit(d.X, d.treatment, d.y)
+    rev = RelativeErrorHTE([c["noisy"], c["half"], c["const"]], method="pairwise").fit(*args)
     np.testing.assert_allclose(rev.predict(d.X), full.predict(d.X), rtol=1e-9, atol=1e-9)
-    sub = RelativeErrorHTE(c, max_pairs=2, random_state=0).fit(d.X, d.treatment, d.y)
+    sub = RelativeErrorHTE(c, method="pairwise", max_pairs=2, random_state=0).fit(*args)
     assert len(sub.pairs_) == 2
 
 
+@pytest.mark.filterwarnings("ignore:the pairwise learner is less accurate")
 def test_learner_bad_input():
     d = make_hte_reference(200, random_state=0)
     with pytest.raises(ValueError, match="at least two candidates"):
         RelativeErrorHTE([d.candidates["const"]]).fit(d.X, d.treatment, d.y)
     with pytest.raises(ValueError, match="identical predictions"):
-        RelativeErrorHTE([d.candidates["const"]] * 2).fit(d.X, d.treatment, d.y)
+        RelativeErrorHTE([d.candidates["const"]] * 2, method="pairwise").fit(d.X, d.treatment, d.y)
     with pytest.raises(ValueError, match="max_pairs"):
-        RelativeErrorHTE(d.candidates, max_pairs=0).fit(d.X, d.treatment, d.y)
-    est = RelativeErrorHTE(d.candidates).fit(d.X, d.treatment, d.y)
+        RelativeErrorHTE(d.candidates, method="pairwise", max_pairs=0).fit(d.X, d.treatment, d.y)
+    est = RelativeErrorHTE(d.candidates, method="pairwise").fit(d.X, d.treatment, d.y)
     with pytest.raises(ValueError, match="features"):
         est.predict(d.X[:, :2])
 

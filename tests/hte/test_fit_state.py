@@ -46,9 +46,11 @@ def test_scorers_are_estimators_that_refuse_stale_fits(Scorer, data):
         Scorer(cross_fit=1).fit(d.X, d.treatment, d.y)
 
 
+@pytest.mark.filterwarnings("ignore:the pairwise learner is less accurate")
 def test_learner_refuses_a_parameter_changed_after_fit(data):
     d, _, _ = data
-    est = RelativeErrorHTE(list(d.candidates.values())).fit(d.X, d.treatment, d.y)
+    est = RelativeErrorHTE(list(d.candidates.values()), method="pairwise").fit(d.X, d.treatment,
+                                                                                d.y)
     before = est.predict(d.X)
     est.set_params(representation="quadratic")
     for output in (lambda: est.predict(d.X), lambda: est.effect(d.X),
@@ -119,6 +121,7 @@ def test_candidates_receive_the_users_dataframe(data):
 
 
 # ------------------------------------------------------------------ random states
+@pytest.mark.filterwarnings("ignore:the pairwise learner is less accurate")
 def test_every_kind_of_random_state_is_accepted(data):
     d, _, _ = data
     args = (d.X, d.treatment, d.y)
@@ -128,10 +131,12 @@ def test_every_kind_of_random_state_is_accepted(data):
         RelativeErrorEvaluator(cross_fit=3, random_state=rs).fit(*args, **kw)
         RelativeErrorEvaluator(nuisance="balanced", cross_fit=2, random_state=rs).fit(*args, **kw)
         DRScorer(random_state=rs).fit(*args)
-        RelativeErrorHTE(list(d.candidates.values()), max_pairs=2, random_state=rs).fit(*args)
+        RelativeErrorHTE(list(d.candidates.values()), method="pairwise", max_pairs=2,
+                         random_state=rs).fit(*args)
     # a NumPy integer seeds exactly as the int it holds
     cands = list(d.candidates.values()) + [d.candidates["half"] + 1.0]
-    pairs = [RelativeErrorHTE(cands, max_pairs=3, random_state=rs).fit(*args).pairs_
+    pairs = [RelativeErrorHTE(cands, method="pairwise", max_pairs=3,
+                              random_state=rs).fit(*args).pairs_
              for rs in (5, np.int64(5), np.array(5))]
     assert pairs[0] == pairs[1] == pairs[2]
 
