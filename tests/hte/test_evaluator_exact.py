@@ -1,0 +1,155 @@
+"""Exact checks of the HTE scores and the relative-error evaluator: inputs, tables, warnings.
+
+Written against the mutation runs of ``hte._scores`` and ``hte._evaluator``.
+Errors are matched by type, the argument they name and the value they show;
+warnings by category, the phrase they are about and the line they point at.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+from statlearn.hte import (
+    RelativeErrorEvaluator,
+    dr_loss,
+    dr_pseudo_outcome,
+    r_loss,
+    relative_error_from_nuisances,
+    relative_error_influence,
+)
+from tests.helpers import raises
+
+A = [1, 0, 1]
+Y = [1.0, 2.0, 3.0]
+Z = [0.0, 0.0, 0.0]
+E = [0.5, 0.5, 0.5]
+
+
+def _spy_warnings(monkeypatch):
+    """Record (message, category, file of the frame ``stacklevel`` points at) per warning.
+
+    mutmut's trampolines add frames between a caller and the mutated module's
+    functions; they are not counted, so the file is the one Python would show for
+    the unmutated code.
+    """
+    import sys
+
+    records = []
+
+    def warn(message, category=None, stacklevel=1, **kwargs):
+        frame, level = sys._getframe(1), 1
+        while level < stacklevel:
+            frame = frame.f_back
+            if "mutmut" not in frame.f_code.co_filename:
+                level += 1
+        records.append((str(message), category or UserWarning, frame.f_code.co_filename))
+
+    monkeypatch.setattr(warnings, "warn", warn)
+    return records
+
+
+# ------------------------------------------------------------------ _scores
+@pytest.mark.parametrize("e, shows", [([0.5, 1.0, 0.5], "max 1"), ([0.5, 1.5, 0.5], "max 1.5"),
+                                      ([0.0, 0.5, 0.5], "min 0")])
+def test_propensities_on_or_beyond_the_unit_interval_are_refused(e, shows):
+    raises(lambda: dr_pseudo_outcome(A, Y, Z, Z, e), ValueError, names="propensity",
+           shows=shows)
+
+
+def test_a_two_dimensional_propensity_is_named():
+    raises(lambda: dr_pseudo_outcome(A, Y, Z, Z, [[0.5], [0.5], [0.5]]), ValueError,
+           names="propensity", shows="(3, 1)")
+    raises(lambda: dr_pseudo_outcome(A, Y, Z, Z, [0.5, np.nan, 0.5]), ValueError,
+           names="propensity")
+
+
+@pytest.mark.parametrize("call, name", [
+    # a length-1 argument would broadcast silently in the arithmetic: the length check
+    # must name it
+    (lambda: dr_pseudo_outcome(A, Y, Z, [1.0], E), "mu1"),
+    (lambda: dr_pseudo_outcome(A, Y, Z, Z, [0.5]), "propensity"),
+    (lambda: r_loss(Z, A, Y, Z, [0.5]), "propensity"),
+])
+def test_lengths_are_checked_for_every_argument(call, name):
+    raises(call, ValueError, names=name, shows=f"{name}: 1")
+
+
+@pytest.mark.parametrize("call, name", [
+    (lambda: dr_loss([[1.0]], [1.0]), "tau_hat"),
+    (lambda: dr_loss([1.0], [[1.0]]), "psi"),
+    (lambda: dr_loss([np.nan], [1.0]), "tau_hat"),
+    (lambda: dr_loss([1.0], [np.nan]), "psi"),
+    (lambda: r_loss([1.0], [1], [np.nan], [0.0], [0.5]), "y"),
+    (lambda: r_loss([1.0], [1], [[1.0]], [0.0], [0.5]), "y"),
+    (lambda: relative_error_influence([[1.0]], [0.0], [1.0]), "tau1"),
+    (lambda: relative_error_influence([1.0], [0.0], [[1.0]]), "psi"),
+    (lambda: relative_error_influence([np.nan], [0.0], [1.0]), "tau1"),
+])
+def test_bad_score_inputs_name_their_argument(call, name):
+    raises(call, ValueError, names=name)
+
+
+def test_given_nuisances_are_reported_as_given():
+    t = np.array([0.0, 1.0, 2.0])
+    r = relative_error_from_nuisances(t, 0 * t, [0, 1, 1], [0.0, 1.0, 2.0], t, t, [0.5] * 3)
+    assert r.nuisance == "given"
+
+
+# ------------------------------------------------------------------ _evaluator
+COLUMNS = ["first", "second", "delta", "se", "ci_low", "ci_high", "pvalue", "decision"]
+
+
+def _data(n=300, seed=0, overlap=True):
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=n)
+    p = 0.5 if overlap else 1 / (1 + np.exp(-6 * x))
+    a = (rng.random(n) < p).astype(int)
+    y = x + a * x + rng.normal(size=n)
+    return x[:, None], a, y, x
+
+
+@pytest.mark.parametrize("nuisance", ["plugin", "balanced"])
+def test_comparison_tables_have_the_documented_columns(nuisance):
+    X, a, y, x = _data(200)
+    comp = RelativeErrorEvaluator(nuisance=nuisance, random_state=0).compare(
+        X, a, y, {"one": x, "zero": 0 * x})
+    assert list(comp.table.columns) == COLUMNS
+    row = comp.table.iloc[0]
+    # the interval is delta -/+ z se, z the normal quantile of level 1 - alpha / 2
+    from scipy.stats import norm
+
+    z = norm.ppf(1 - comp.alpha / 2)
+    assert row["ci_low"] == pytest.approx(row["delta"] - z * row["se"], rel=1e-12)
+    assert row["ci_high"] == pytest.approx(row["delta"] + z * row["se"], rel=1e-12)
+
+
+def test_identical_candidates_compare_without_numerical_warnings():
+    # two identical candidates: delta = se = 0, p-value 1, no 0/0 warning on the way
+    X, a, y, x = _data(200)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        comp = RelativeErrorEvaluator(random_state=0).compare(
+            X, a, y, {"one": x, "same": x.copy(), "zero": 0 * x})
+    row = comp.table.iloc[0]
+    assert (row["first"], row["second"]) == ("one", "same")
+    assert row["delta"] == 0.0 and row["se"] == 0.0 and row["pvalue"] == 1.0
+
+
+def test_poor_overlap_in_compare_warns_at_the_callers_line(monkeypatch):
+    X, a, y, x = _data(400, overlap=False)
+    got = _spy_warnings(monkeypatch)
+    RelativeErrorEvaluator(random_state=0, clip=0.1).compare(X, a, y, {"one": x, "zero": 0 * x})
+    clipped = [w for w in got if "clipped" in w[0]]
+    assert len(clipped) == 1 and clipped[0][1] is UserWarning
+    assert clipped[0][2] == __file__
+
+
+def test_a_near_singular_gram_matrix_is_reported():
+    # three copies of one feature: the heads' weighted Gram matrix is singular
+    X, a, y, x = _data(300)
+    X3 = np.column_stack([x, x, x])
+    with pytest.warns(UserWarning, match="Gram matrix of the outcome heads is near-singular"):
+        RelativeErrorEvaluator(nuisance="balanced", random_state=0).fit(X3, a, y, x, 0 * x)
