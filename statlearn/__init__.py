@@ -27,6 +27,10 @@ unlearning
     Certified machine unlearning by a Newton step plus Gaussian noise.
 simulation
     Monte Carlo study runner (joblib / Dask), with resumable storage.
+testing
+    Guarantee checks for your own setups (coverage, FDR, unlearning, regret
+    slope) with a stated false-alarm rate, Monte Carlo assertions and
+    hypothesis strategies.
 studies
     The papers' headline experiments, run by ``statlearn reproduce``.
 datasets

@@ -48,7 +48,8 @@ from tests.contracts._framework import (
     plant,
 )
 
-AREAS = ["conformal", "hte", "calibration", "bandits", "cluster", "unlearning", "datasets"]
+AREAS = ["conformal", "hte", "calibration", "bandits", "cluster", "unlearning", "datasets",
+         "testing"]
 
 FUNCTIONS, ESTIMATORS, OBJECTS, NOT_APPLICABLE = [], [], [], {}
 for _area in AREAS:

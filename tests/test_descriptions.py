@@ -21,7 +21,7 @@ INDEX = (ROOT / "docs" / "index.rst").read_text()
 GETTING_STARTED = (ROOT / "docs" / "getting_started.rst").read_text()
 
 # Shared plumbing, not a method area.
-PLUMBING = {"utils", "datasets", "simulation", "studies"}
+PLUMBING = {"utils", "datasets", "simulation", "studies", "testing"}
 
 # Method area -> the words the package description must use for it.
 AREAS = {

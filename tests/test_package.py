@@ -75,6 +75,20 @@ def test_shared_layers_import_no_area(layer, allowed):
             assert _area_of(mod) in allowed | {None}, f"{path.relative_to(PKG)} imports {mod}"
 
 
+def test_the_testing_layer_sits_above_the_areas():
+    """``statlearn.testing`` checks the areas' guarantees: it may import utils, simulation,
+    datasets, the base layer and the areas; nothing else in the package imports it."""
+    allowed = {"utils", "simulation", "datasets", "base", "testing", *AREAS, None}
+    for path in (PKG / "testing").rglob("*.py"):
+        for mod in _imported_modules(path):
+            assert _area_of(mod) in allowed, f"{path.relative_to(PKG)} imports {mod}"
+    for path in PKG.rglob("*.py"):
+        if path.relative_to(PKG).parts[0] == "testing":
+            continue
+        for mod in _imported_modules(path):
+            assert _area_of(mod) != "testing", f"{path.relative_to(PKG)} imports {mod}"
+
+
 def test_the_base_layer_sits_on_utils_only():
     for mod in _imported_modules(PKG / "base.py"):
         assert _area_of(mod) in {"utils", None}, f"base.py imports {mod}"

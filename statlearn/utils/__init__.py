@@ -1,4 +1,4 @@
-"""Shared plumbing: validation, random state, array backends, numba, results, testing."""
+"""Shared plumbing: validation, random state, array backends, numba, results."""
 
 from ._array_api import asarray_like, get_namespace, to_numpy
 from ._numba import NUMBA_ENABLED, jit, prange, set_num_threads_ctx

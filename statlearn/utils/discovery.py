@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import inspect
 import pkgutil
 
 __all__ = ["all_estimators", "all_functions", "all_public_classes"]
 
 _SKIP = {"tests", "studies", "cli", "utils", "simulation", "plotting", "base", "__main__"}
+
+#: public modules that need an optional dependency: left out when it is missing
+_OPTIONAL = {"statlearn.testing.strategies": "hypothesis"}
 
 
 def _public_modules():
@@ -17,6 +21,9 @@ def _public_modules():
     for info in pkgutil.walk_packages(statlearn.__path__, prefix="statlearn."):
         parts = info.name.split(".")
         if any(p.startswith("_") for p in parts[1:]) or parts[1] in _SKIP:
+            continue
+        needs = _OPTIONAL.get(info.name)
+        if needs is not None and importlib.util.find_spec(needs) is None:
             continue
         yield importlib.import_module(info.name)
 

@@ -12,7 +12,7 @@ from statlearn.calibration import (
     reliability_diagram,
     self_orthogonality_violation,
 )
-from statlearn.utils._testing import assert_binomial_rate
+from statlearn.testing import assert_binomial_rate
 
 
 def test_self_orthogonality_moments_by_hand():

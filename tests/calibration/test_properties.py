@@ -20,33 +20,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from statlearn.calibration import MinimaxDecisionRule, TrustForecastRule, value_function
+from statlearn.testing.strategies import calibration_problems
 
 TOL = 1e-7
-
-
-@st.composite
-def problems(draw, d=None, simplex=None, max_n=6, max_tests=3):
-    """A random utility, forecasts and linear tests h(v) = a . v + b (grid values)."""
-    d = draw(st.sampled_from([1, 2, 3])) if d is None else d
-    m = draw(st.integers(2, 4))
-    n = draw(st.integers(1, max_n))
-    U = np.array(draw(st.lists(st.integers(-10, 10), min_size=m * d, max_size=m * d)),
-                 dtype=float).reshape(m, d) / 10
-    c = np.array(draw(st.lists(st.integers(-5, 5), min_size=m, max_size=m)), dtype=float) / 10
-    simplex = (d >= 2 and draw(st.booleans())) if simplex is None else simplex
-    if simplex:
-        raw = np.array(draw(st.lists(st.integers(0, 5), min_size=n * d, max_size=n * d)),
-                       dtype=float).reshape(n, d) + np.eye(d)[np.arange(n) % d]
-        V = raw / raw.sum(axis=1, keepdims=True)
-    else:
-        V = np.array(draw(st.lists(st.integers(0, 20), min_size=n * d, max_size=n * d)),
-                     dtype=float).reshape(n, d) / 20
-    V = np.unique(V, axis=0)
-    k = draw(st.integers(0, max_tests))
-    A = np.array(draw(st.lists(st.integers(-2, 2), min_size=k * d, max_size=k * d)),
-                 dtype=float).reshape(k, d)
-    b = np.array(draw(st.lists(st.integers(-2, 2), min_size=k, max_size=k)), dtype=float)
-    return dict(U=U, c=c, V=V, A=A, b=b, simplex=simplex)
 
 
 def _linear_tests(A, b):
@@ -72,7 +48,7 @@ def _fit(p, **kw):
                                **kw).fit(p["V"])
 
 
-@given(problems())
+@given(calibration_problems())
 def test_saddle_certificate_and_policy_support(ref, p):
     rule = _fit(p)
     V, U, c, Hm, simp = p["V"], p["U"], p["c"], _Hm(p), p["simplex"]
@@ -99,7 +75,7 @@ def test_saddle_certificate_and_policy_support(ref, p):
         np.testing.assert_allclose(q.sum(axis=1), 1, atol=1e-7)
 
 
-@given(problems(max_n=4))
+@given(calibration_problems(max_forecasts=4))
 def test_robust_beats_every_deterministic_policy_in_the_worst_case(ref, p):
     """Minimax (Theorem 3.1): robust value >= worst case of plug-in and of every
     deterministic rule."""
@@ -118,7 +94,7 @@ def test_robust_beats_every_deterministic_policy_in_the_worst_case(ref, p):
     assert nominal_rob <= np.mean(value_function(V, U, c)) + 1e-9
 
 
-@given(problems(), st.booleans())
+@given(calibration_problems(), st.booleans())
 def test_decision_calibration_collapse(ref, p, with_extra):
     """Theorems 4.1-4.2: with the decision tests in H, robust value = E[val(V)] = plug-in's
     worst case."""
@@ -146,7 +122,7 @@ def test_decision_calibration_collapse(ref, p, with_extra):
     np.testing.assert_array_equal(closed.predict(V), a_br)
 
 
-@given(problems(max_tests=3))
+@given(calibration_problems(max_tests=3))
 def test_monotone_in_the_test_class(ref, p):
     """Monotonicity (ours): value(none) = min_p val(p) <= value(H1) <= value(H1 + h)
     <= E[val(V)]."""
@@ -163,7 +139,7 @@ def test_monotone_in_the_test_class(ref, p):
     assert values[-1] <= np.mean(value_function(V, U, c)) + TOL
 
 
-@given(problems(d=1, simplex=False, max_n=8), st.integers(1, 4))
+@given(calibration_problems(dims=(1,), simplex=False, max_forecasts=8), st.integers(1, 4))
 def test_binwise_closed_form_equals_lp(ref, p, nb):
     """Proposition 4.5: constant on each bin, equal to the best response to the bin mean."""
     V, U, c = p["V"], p["U"], p["c"]
@@ -190,7 +166,8 @@ def test_binwise_closed_form_equals_lp(ref, p, nb):
         assert len(set(a[b == j])) == 1
 
 
-@given(problems(d=1, simplex=False, max_n=8, max_tests=1), st.sampled_from([0.0, 0.02, 0.1]))
+@given(calibration_problems(dims=(1,), simplex=False, max_forecasts=8, max_tests=1),
+       st.sampled_from([0.0, 0.02, 0.1]))
 def test_fast_d1_algorithm_equals_generic_lp(ref, p, eps):
     if p["A"].shape[0] == 0:
         p = dict(p, A=np.ones((1, 1)), b=np.zeros(1))
@@ -208,7 +185,7 @@ def test_fast_d1_algorithm_equals_generic_lp(ref, p, eps):
     assert float(w @ value_function(q, U, c)) == pytest.approx(value, abs=TOL)
 
 
-@given(problems(), st.sampled_from([0.01, 0.05, 0.2]))
+@given(calibration_problems(), st.sampled_from([0.01, 0.05, 0.2]))
 def test_approximate_calibration(ref, p, eps):
     """eps > 0: saddle certificate for the relaxed set, value decreasing in eps."""
     V, U, c, Hm, simp = p["V"], p["U"], p["c"], _Hm(p), p["simplex"]
@@ -225,7 +202,8 @@ def test_approximate_calibration(ref, p, eps):
         ref.min_val_tilted(np.zeros(V.shape[1]), U, c, simplex=simp), abs=TOL)
 
 
-@given(problems(), st.integers(1, 5), st.integers(-5, 5), st.randoms(use_true_random=False))
+@given(calibration_problems(), st.integers(1, 5), st.integers(-5, 5),
+       st.randoms(use_true_random=False))
 def test_invariances(ref, p, scale, shift, rnd):
     """Invariances (ours): affine changes of u rescale the value and keep the rule minimax;
     permuting
@@ -249,7 +227,7 @@ def test_invariances(ref, p, scale, shift, rnd):
     assert wc == pytest.approx(base.robust_value_, abs=TOL)
 
 
-@given(problems(d=1, simplex=False), st.integers(0, 2**31 - 1))
+@given(calibration_problems(dims=(1,), simplex=False), st.integers(0, 2**31 - 1))
 def test_labels_are_irrelevant(p, seed):
     """Labels are irrelevant (ours): the rule depends on the calibration forecasts and H only."""
     y = np.random.default_rng(seed).uniform(size=p["V"].shape[0])
@@ -260,7 +238,8 @@ def test_labels_are_irrelevant(p, seed):
     np.testing.assert_array_equal(a.policy_, b.policy_)
 
 
-@given(problems(d=1, simplex=False), problems(d=1, simplex=False))
+@given(calibration_problems(dims=(1,), simplex=False),
+       calibration_problems(dims=(1,), simplex=False))
 def test_decision_calibrated_for_two_tasks_at_once(p1, p2):
     """Corollary 4.3: with the decision tests of both tasks, plug-in is minimax for each task."""
     V = p1["V"]

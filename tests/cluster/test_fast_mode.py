@@ -20,7 +20,7 @@ from statlearn.cluster._landmark_index import LandmarkIndex
 from statlearn.cluster._walk_positions import vertex_walks
 from statlearn.cluster._walks import base_words
 from statlearn.datasets import make_random_regular_graph, make_sbm_graph
-from statlearn.utils._testing import mc_size
+from statlearn.testing import suite_size
 
 from .test_oracle import accuracy
 
@@ -244,7 +244,7 @@ def test_sequential_error_rate_stays_below_its_bound():
     and fails; scaled by 0.3, 0.24. The bound is conservative: the radius halved still
     gives 0.02 (the empirical Bernstein and union-bound slack), so that defect is only
     visible through the dedicated radius-value test below."""
-    n_trials = mc_size(ci=400, full=2000)
+    n_trials = suite_size(ci=400, full=2000)
     delta = 0.1
     errors = _error_rate(n_trials, delta, 1.0, 0)
     assert errors <= binom.ppf(0.999, n_trials, delta)

@@ -18,7 +18,7 @@ from sklearn.exceptions import NotFittedError
 
 from statlearn.cluster import OracleConstructionError, SpectralClusteringOracle
 from statlearn.datasets import make_planted_expanders, make_sbm_graph
-from statlearn.utils._testing import mc_size
+from statlearn.testing import suite_size
 
 from .test_kernels import CountingGraph
 
@@ -180,8 +180,8 @@ def test_accuracy_on_the_papers_sbm():
     construction succeeds in >= 80% of seeds and mean accuracy over random queries
     >= 0.97 (paper: 0.983-0.991).
     CI size: 2 seeds x 150 queries; full: 5 seeds x 500."""
-    n_seeds = mc_size(ci=2, full=5)
-    n_queries = mc_size(ci=150, full=500)
+    n_seeds = suite_size(ci=2, full=5)
+    n_queries = suite_size(ci=150, full=500)
     ok, accs = 0, []
     for seed in range(n_seeds):
         A, y = make_sbm_graph([1000] * 3, 0.07, 0.002, random_state=seed)
@@ -205,7 +205,7 @@ def test_automatic_walk_length_works_on_paper_sbm():
     assert 8 <= o.walk_length_ <= 32
     scores = o.walk_length_scores_
     assert scores[o.walk_length_] == max(scores.values()) >= 2
-    q = np.random.default_rng(0).choice(3000, mc_size(ci=100, full=500), replace=False)
+    q = np.random.default_rng(0).choice(3000, suite_size(ci=100, full=500), replace=False)
     assert accuracy(o.predict(q), y[q], 3) >= 0.97
 
 
@@ -412,7 +412,7 @@ def test_parameters_clone_pickle_and_discovery(fitted):
     np.testing.assert_array_equal(restored.predict([0, 300]), fitted.predict([0, 300]))
     assert "walk_length=8" in repr(fitted)
     with pytest.raises(ValueError, match="invalid parameter"):
-        c.set_params(walk=3)
+        c.set_params(walks=3)
     from statlearn.utils.discovery import all_estimators
 
     assert "SpectralClusteringOracle" not in dict(all_estimators())

@@ -5,7 +5,7 @@ import pytest
 
 import statlearn.cluster as cl
 from statlearn.datasets import make_planted_expanders, make_random_regular_graph, make_sbm_graph
-from statlearn.utils._testing import assert_binomial_rate, mc_size
+from statlearn.testing import assert_binomial_rate, suite_size
 
 
 @pytest.mark.slow
@@ -17,9 +17,9 @@ def test_one_vs_two_expanders(b):
     one repeat and t = 20 (long enough to mix on these expanders). The binomial
     check fails with probability <= 1e-6 when the true rate is 0.95.
     """
-    n = mc_size(ci=1000, full=4000)
-    trials = mc_size(ci=16, full=40)
-    kw = dict(batch_size=b, n_repeats=mc_size(ci=1, full=3), walk_length=20)
+    n = suite_size(ci=1000, full=4000)
+    trials = suite_size(ci=16, full=40)
+    kw = dict(batch_size=b, n_repeats=suite_size(ci=1, full=3), walk_length=20)
     correct, nu2 = 0, {1: [], 2: []}
     for trial in range(trials):
         one = make_random_regular_graph(n, 8, random_state=trial)

@@ -12,8 +12,8 @@ from statlearn.cluster._graph import as_graph_access
 from statlearn.cluster._kernels import walk_endpoints_kernel
 from statlearn.cluster._walks import base_words, derive_keys
 from statlearn.datasets import make_sbm_graph
+from statlearn.testing import assert_mean_close
 from statlearn.utils import spawn_seeds
-from statlearn.utils._testing import assert_mean_close
 
 # the graph of the unbiasedness and variance tests: a 2-block SBM on 300 vertices, walks of
 # length 8

@@ -47,7 +47,7 @@ from statlearn.conformal import (
     topk_scores,
 )
 from statlearn.datasets import make_softmax_classification
-from statlearn.utils._testing import assert_mean_close, mc_size
+from statlearn.testing import assert_mean_close, suite_size
 
 FOUR_SE = float(2 * stats.norm.sf(4.0))  # two-sided false-alarm rate of a 4-SE band
 M_TEST = 500
@@ -173,7 +173,7 @@ def test_classifier_end_to_end_coverage(score):
     """
     from sklearn.linear_model import LogisticRegression
 
-    R, n, alpha = mc_size(ci=300, full=3000), 24, 0.1
+    R, n, alpha = suite_size(ci=300, full=3000), 24, 0.1
     X, y = make_softmax_classification(2000 + R * (n + M_TEST), 8, 5, random_state=1)
     model = LogisticRegression(C=0.05).fit(X[:2000], y[:2000])
     cov = []
@@ -211,7 +211,7 @@ def test_leave_one_out_covers_exactly_k(scores, alpha):
 @pytest.mark.parametrize("lam", [0.02, 0.1])
 def test_efficiency_tradeoff_against_lac(lam):
     """Oracle probabilities: LAC has the smaller mean size, SOCOP the fewer non-singletons."""
-    R, n, m, alpha = mc_size(ci=30, full=200), 2000, 3000, 0.05
+    R, n, m, alpha = suite_size(ci=30, full=200), 2000, 3000, 0.05
     rng = np.random.default_rng(17)
     W = rng.standard_normal((5, 10))
     d_size, d_non_single = [], []

@@ -32,7 +32,7 @@ from statlearn.conformal import (
     mean_width,
 )
 from statlearn.conformal._regression._scores import quantile_parameter
-from statlearn.utils._testing import assert_normal_close
+from statlearn.testing import assert_normal_close
 
 
 def exact_rank(n, alpha):

@@ -14,7 +14,7 @@ from sklearn.model_selection import KFold, ShuffleSplit
 from statlearn.base import StaleFitError
 from statlearn.conformal import CrossConformalRegressor, cross_conformal_bounds
 from statlearn.conformal._regression import _cross
-from statlearn.utils._testing import assert_normal_close
+from statlearn.testing import assert_normal_close
 
 
 def _data(rng, n, d=3):

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from statlearn.conformal import SmallCalibrationWarning, cfbh, mccs
-from statlearn.utils._testing import assert_binomial_rate, assert_mean_close, mc_size
+from statlearn.testing import assert_binomial_rate, assert_mean_close, suite_size
 
 FALSE_ALARM = 1e-6
 
@@ -86,7 +86,7 @@ def test_cfbh_fdr_at_most_q(q):
     # 0.494 for q = 0.1, 0.2, 0.5 (the clip score makes cfBH nearly exact here).
     # Planted defect "BH at 2q": FDR 0.20 and 0.40 at q = 0.1, 0.2, about 50
     # and 100 standard errors above the bound: the test fails (checked).
-    R = mc_size(600, 1000)
+    R = suite_size(600, 1000)
     fdp, power = _cfbh_fdp(R, 1000, 200, q, seed=int(q * 100))
     assert_mean_close(fdp, q, alternative="greater", false_alarm=FALSE_ALARM / 3,
                       label=f"cfBH FDR at q={q}")
@@ -101,7 +101,7 @@ def test_cfbh_fdr_small_calibration_set(n, m):
     # Planted defect "p-values without the +1" ((#less + U #ties) / (n + 1)):
     # FDR 0.360 and 0.338, 7 and 8 standard errors above the bound's
     # tolerance edge at R = 1500 -> the test fails (checked).
-    R = mc_size(1500, 4000)
+    R = suite_size(1500, 4000)
     fdp, _ = _cfbh_fdp(R, n, m, 0.3, seed=n)
     assert_mean_close(fdp, 0.3, alternative="greater", false_alarm=FALSE_ALARM / 2,
                       label=f"cfBH FDR, n={n}")
@@ -152,7 +152,7 @@ def test_fdr_exactly_q_under_ties_global_null(selector):
     # Planted defect "deterministic ties" (U = 1): 665/4000 = 0.166 (cfBH) and
     # 698/4000 = 0.175 (MCCS), far outside [1056, 1347] -> the test fails
     # (checked); it also catches "p-values without the +1".
-    R = mc_size(4000, 20000)
+    R = suite_size(4000, 20000)
     hits = _global_null_ties(R, selector, True, seed=7)
     assert_binomial_rate(hits, R, 0.3, false_alarm=FALSE_ALARM / 2, label="FDR, global null")
     # the deterministic p-values (U = 1) are conservative here
@@ -173,7 +173,7 @@ def test_mccs_fdr_at_most_q_unit_and_pair_level(conditions, q, global_random_see
     # conj FDR 0.105 / 0.298, disj 0.097 / 0.294; power 0.46 / 0.97 and
     # 0.68 / 0.90. Planted "BH at 2q": FDR 0.20 / 0.50 and 0.20 / 0.51
     # (pair FDR 0.61), 30+ standard errors over -> fails (checked).
-    R = mc_size(300, 1000)
+    R = suite_size(300, 1000)
     # passes for every seed 0..99 (STATLEARN_TESTS_GLOBAL_RANDOM_SEED=all), false alarm aside
     seed = 1000 * global_random_seed + int(q * 10) + len(conditions)
     runs = _mccs_runs(R, 500, 100, q, conditions, ["mccs"], seed=seed)
@@ -191,7 +191,7 @@ def test_mccs_fdr_small_calibration_set(conditions):
     # Observed FDR (R = 1000): 0.293 (conj), 0.286 (disj).
     # Planted "p-values without the +1": 0.343 and 0.372 (5 and 9 standard
     # errors above the tolerance edge at R = 1500) -> fails (checked).
-    R = mc_size(1500, 4000)
+    R = suite_size(1500, 4000)
     runs = _mccs_runs(R, 19, 20, 0.3, conditions, ["mccs"], seed=3 + len(conditions))
     assert_mean_close(runs["mccs"][:, 0], 0.3, alternative="greater",
                       false_alarm=FALSE_ALARM / 2, label="MCCS FDR, n=19")
@@ -203,7 +203,7 @@ def test_naive_intersection_exceeds_q_and_mccs_does_not():
     # the Bonferroni version, which is not valid either for intersections),
     # MCCS <= 0.3 (the failure of Int is Corollary 3.1 of Hao et al. 2026). One-sided
     # checks at 1e-6 / 3 each.
-    R = mc_size(150, 500)
+    R = suite_size(150, 500)
     runs = _mccs_runs(R, 500, 100, 0.3, [(-0.5, 0.5)], ["mccs", "int", "int-b"], seed=21)
     for method in ("int", "int-b"):  # both above q (observed 0.67 and 0.50 here)
         fdp = runs[method][:, 0]
@@ -217,7 +217,7 @@ def test_mccs_more_powerful_than_bonferroni_union_disjunctive():
     # Disjunctive y < -1 or y > 1, q = 0.3: MCCS power 0.90 vs Uni-B 0.76
     # (the MCCS paper's comparison with Uni-B, here on our DGP); paired difference,
     # one-sided at 1e-6.
-    R = mc_size(150, 500)
+    R = suite_size(150, 500)
     runs = _mccs_runs(R, 500, 100, 0.3, DISJ, ["mccs", "uni-b"], seed=22)
     diff = runs["mccs"][:, 2] - runs["uni-b"][:, 2]
     se = diff.std(ddof=1) / np.sqrt(R)

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from statlearn.datasets import make_planted_expanders, make_random_regular_graph, make_sbm_graph
 from statlearn.datasets._graphs import _bernoulli_indices, _triangle_decode
-from statlearn.utils._testing import assert_binomial_rate
+from statlearn.testing import assert_binomial_rate
 
 
 def _is_simple_undirected(A):

@@ -23,7 +23,7 @@ from scipy.special import expit
 from statlearn.datasets import make_hte_reference
 from statlearn.hte import RelativeErrorHTE
 from statlearn.hte._aggregation import candidate_risks, q_aggregation_weights, q_objective
-from statlearn.utils._testing import assert_normal_close, mc_size
+from statlearn.testing import assert_normal_close, suite_size
 
 # ----------------------------------------------------------------- exact algebra
 
@@ -147,7 +147,7 @@ def _excess(cands, n, reps, seed0, **kw):
     return out, best
 
 
-REPS = mc_size(60, 400)
+REPS = suite_size(60, 400)
 
 
 @pytest.mark.slow

@@ -21,7 +21,7 @@ from sklearn.preprocessing import FunctionTransformer
 from statlearn.datasets import make_hte_reference
 from statlearn.hte import BestCandidateSet, RelativeErrorEvaluator
 from statlearn.hte._best_set import best_set_from_table, directed_pvalues, holm_adjust
-from statlearn.utils._testing import binomial_acceptance_region, mc_size
+from statlearn.testing import binomial_acceptance_region, suite_size
 
 
 def test_holm_adjusted_pvalues_match_statsmodels():
@@ -104,7 +104,7 @@ def _sets(design, reps, n=2000):
     return np.array(out)
 
 
-REPS = mc_size(200, 1000)
+REPS = suite_size(200, 1000)
 
 
 @pytest.mark.slow

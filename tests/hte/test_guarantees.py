@@ -29,7 +29,7 @@ from sklearn.preprocessing import FunctionTransformer
 
 from statlearn.datasets import make_hte_reference
 from statlearn.hte import RelativeErrorEvaluator, relative_error_from_nuisances
-from statlearn.utils._testing import binomial_acceptance_region, mc_size
+from statlearn.testing import binomial_acceptance_region, suite_size
 
 DELTA_P1, DELTA_P0 = 0.75, 0.0
 Z4 = 4.0  # 4 Monte Carlo standard errors: two-sided false-alarm rate 6.3e-5 under normality
@@ -68,7 +68,7 @@ def _replicate(case, reps, n=2000):
     return out
 
 
-REPS = mc_size(250, 2000)
+REPS = suite_size(250, 2000)
 
 
 # ---------------------------------------------------------------- double robustness

@@ -14,7 +14,7 @@ from statlearn.conformal import conformal_quantile, conformal_rank
 from statlearn.simulation import run_study
 from statlearn.studies import StudyContext, get_study
 from statlearn.studies.conformal_coverage import coverage_replication
-from statlearn.utils._testing import assert_binomial_rate, assert_normal_close, mc_size
+from statlearn.testing import assert_binomial_rate, assert_normal_close, suite_size
 
 
 @given(n=st.integers(1, 500), alpha=st.floats(1e-4, 1 - 1e-4))
@@ -68,7 +68,7 @@ def test_expected_coverage_is_k_over_n_plus_one(model):
     # k/(n+1). 6 settings x 2 models, false-alarm rate 1e-6 each (Bonferroni
     # 1.2e-5 for the test).
     grid = {"model": [model], "n": [15, 60], "alpha": [0.05, 0.1, 0.25]}
-    R = mc_size(ci=300 if model == "ridge" else 2000, full=20000)
+    R = suite_size(ci=300 if model == "ridge" else 2000, full=20000)
     res = run_study(coverage_replication, grid, n_reps=R, random_state=11, progress=False)
     summ = res.summary()
     for _, row in summ[summ["metric"] == "coverage"].iterrows():

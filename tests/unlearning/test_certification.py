@@ -14,8 +14,8 @@ import copy
 import numpy as np
 import pytest
 
+from statlearn.testing import assert_binomial_rate, suite_size
 from statlearn.unlearning import NewtonUnlearner, gaussian_tradeoff, make_glm_data
-from statlearn.utils._testing import assert_binomial_rate, mc_size
 
 LAM = 0.5
 
@@ -34,8 +34,8 @@ def _newton_error(n, m, seed):
 
 @pytest.mark.slow
 def test_violation_rate_of_the_radius():
-    sizes = [400] if mc_size(0, 1) == 0 else [400, 1600]
-    n_data = mc_size(ci=100, full=200)
+    sizes = [400] if suite_size(0, 1) == 0 else [400, 1600]
+    n_data = suite_size(ci=100, full=200)
     rates = []
     for n in sizes:
         violations = 0
@@ -58,7 +58,7 @@ def test_roc_of_unlearned_vs_retrained_stays_above_g_epsilon():
     # Data fixed; draws of the unlearned release (P_un) and of the retrained reference
     # mechanism (P_re). The best test projects on the mean difference; its empirical ROC
     # must stay above G_eps minus the DKW bands of both empirical CDFs.
-    n_draws = mc_size(ci=2000, full=20000)
+    n_draws = suite_size(ci=2000, full=20000)
     eps = 0.75
     X, y, _ = make_glm_data(60, 30, random_state=3)
     idx = [4, 9]
@@ -93,8 +93,8 @@ def test_newton_error_decreases_with_n():
     # Theorem 2 bounds the error by order n^(-1/2) only up to polylog factors: test the
     # upper-bound form (error <= r at every size, fitted log-log slope of the median
     # error <= -0.1); a -0.5 slope would be informative only.
-    sizes = [125, 250, 500] if mc_size(0, 1) == 0 else [250, 500, 1000, 2000]
-    n_data = mc_size(ci=40, full=100)
+    sizes = [125, 250, 500] if suite_size(0, 1) == 0 else [250, 500, 1000, 2000]
+    n_data = suite_size(ci=40, full=100)
     medians = []
     for n in sizes:
         errs = []
@@ -110,8 +110,8 @@ def test_newton_error_decreases_with_n():
 
 @pytest.mark.slow
 def test_newton_error_growth_in_m():
-    n = mc_size(ci=400, full=1000)
-    n_data = mc_size(ci=10, full=20)
+    n = suite_size(ci=400, full=1000)
+    n_data = suite_size(ci=10, full=20)
     ms = [1, 2, 4, 8]
     errs = {m: [] for m in ms}
     for s in range(n_data):

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from statlearn.testing import assert_normal_close
 from statlearn.unlearning import ged, ued
-from statlearn.utils._testing import assert_normal_close
 
 
 def test_identical_models_have_zero_divergence():

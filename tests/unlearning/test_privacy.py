@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
+from statlearn.testing import assert_binomial_rate
 from statlearn.unlearning import (
     NewtonUnlearner,
     compose_gdp,
@@ -22,7 +23,6 @@ from statlearn.unlearning import (
     noise_radius,
     sekhari_noise_std,
 )
-from statlearn.utils._testing import assert_binomial_rate
 
 
 def test_tradeoff_endpoints_and_identity():

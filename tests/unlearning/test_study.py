@@ -12,7 +12,7 @@ from scipy.stats import spearmanr
 
 from statlearn.studies import get_study
 from statlearn.studies.unlearning import ged_replication
-from statlearn.utils._testing import mc_size
+from statlearn.testing import suite_size
 
 
 def test_study_is_registered():
@@ -44,8 +44,8 @@ def _slope(x, y):
 def test_ged_slopes_in_p():
     # GED vs p: Gaussian slope in [-0.7, -0.35] (paper -0.47..-0.54), Laplace in
     # [-0.15, 0.15] and above Gaussian everywhere. Reduced sizes in CI.
-    ps = [100, 200, 400] if mc_size(0, 1) == 0 else [500, 1000, 2000, 4000]
-    reps = mc_size(ci=2, full=10)
+    ps = [100, 200, 400] if suite_size(0, 1) == 0 else [500, 1000, 2000, 4000]
+    reps = suite_size(ci=2, full=10)
     ms = (1, 5)
     means = {}
     for p in ps:
@@ -63,8 +63,8 @@ def test_ged_slopes_in_p():
 
 @pytest.mark.slow
 def test_ged_in_m_and_epsilon():
-    n = mc_size(ci=300, full=1255)
-    reps = mc_size(ci=2, full=10)
+    n = suite_size(ci=300, full=1255)
+    reps = suite_size(ci=2, full=10)
     ms = (5, 10, 20, 40)
     eps = (0.25, 0.5, 0.75, 1.0, 2.0, 4.0)
     outs = [ged_replication({"n": n, "ms": ms, "epsilons": eps, "n_noise": 20},

@@ -4,8 +4,7 @@ import pytest
 from hypothesis import given
 
 from statlearn.bandits.causal import CausalDiagram, example_graph
-
-from ._graphs import diagrams
+from statlearn.testing.strategies import causal_diagrams
 
 
 def test_relations_on_xyzwst():
@@ -47,7 +46,7 @@ def test_muct_and_ib_of_the_spec_table(name, muct, ib):
     assert g.interventional_border(y) == ib
 
 
-@given(diagrams())
+@given(causal_diagrams())
 def test_muct_is_closed(g):
     t = g.muct("Y")
     anc = g.ancestors("Y")
@@ -84,3 +83,28 @@ def test_bad_node_queries():
         g.remove_edges([("Y", "X")])
     with pytest.raises(ValueError, match="name must be one of"):
         example_graph("nope")
+
+
+# ------------------------------------------------- printed form and immutability
+def test_repr_lists_nodes_edges_in_order_and_bidirected_pairs():
+    from statlearn.bandits.causal import CausalDiagram
+
+    g = CausalDiagram(["Z", "X", "Y"], directed=[("X", "Y"), ("Z", "X")],
+                      bidirected=[("Y", "Z"), ("X", "Y")])
+    # directed edges by (child, parent) position; each bidirected pair in node order
+    assert repr(g) == ("CausalDiagram(nodes=['Z', 'X', 'Y'], directed=[Z->X, X->Y], "
+                       "bidirected=[X<->Y, Z<->Y])")
+
+
+def test_set_params_refuses_naming_the_class_and_parameters_and_clone_rebuilds():
+    from sklearn.base import clone
+
+    from statlearn.bandits.causal import CausalDiagram
+    from tests.helpers import raises
+
+    g = CausalDiagram(["X", "Y"], directed=[("X", "Y")])
+    assert g.set_params() is g  # nothing to change: nothing refused
+    raises(lambda: g.set_params(nodes=["A"], directed=[]), TypeError, names="CausalDiagram",
+           shows="set_params(directed, nodes=...)")
+    c = clone(g)
+    assert c is not g and type(c) is CausalDiagram and repr(c) == repr(g)

@@ -12,7 +12,7 @@ from statlearn.bandits.causal import (
     make_random_scm,
     make_xor_scm,
 )
-from statlearn.utils._testing import assert_binomial_rate
+from statlearn.testing import assert_binomial_rate
 
 
 def worked_example():

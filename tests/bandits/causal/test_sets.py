@@ -27,8 +27,7 @@ from statlearn.bandits.causal import (
     pomis_bruteforce,
     realizability_conflict,
 )
-
-from ._graphs import diagrams
+from statlearn.testing.strategies import causal_diagrams
 
 # POMIS sets and the number of MIS, as the reference code of Lee and Bareinboim (2018)
 # (npsem) gives them; the last two rows from a brute force over the definitions
@@ -67,7 +66,7 @@ def test_mis_lists_for_iv_and_markovian():
 
 
 @settings(max_examples=60, deadline=None)
-@given(diagrams(max_nodes=7))
+@given(causal_diagrams(max_nodes=7))
 def test_fast_equals_bruteforce(g):
     assert pomis(g, "Y") == pomis_bruteforce(g, "Y")
     assert minimal_intervention_sets(g, "Y") == minimal_intervention_sets_bruteforce(g, "Y")
@@ -76,7 +75,7 @@ def test_fast_equals_bruteforce(g):
 
 
 @settings(max_examples=40, deadline=None)
-@given(diagrams(max_nodes=7, max_bidirected=0))
+@given(causal_diagrams(max_nodes=7, max_bidirected=0))
 def test_markovian_unique_pomis_is_parents(g):
     assert pomis(g, "Y") == [frozenset(g.parents("Y"))]
     assert ctf_pomis(g, "Y") == [frozenset((p, "Y") for p in g.parents("Y"))]
@@ -96,7 +95,7 @@ def test_ctf_sets_on_the_worked_example():
 
 
 @settings(max_examples=40, deadline=None)
-@given(diagrams(max_nodes=6, max_bidirected=2))
+@given(causal_diagrams(max_nodes=6, max_bidirected=2))
 def test_ctf_fast_equals_bruteforce(g):
     if len(g.subgraph(g.ancestors("Y")).directed) > 9:
         return
@@ -152,7 +151,7 @@ def _all_do_arms(g, y):
 
 
 @settings(max_examples=25, deadline=None)
-@given(diagrams(max_nodes=5, max_bidirected=2))
+@given(causal_diagrams(max_nodes=5, max_bidirected=2))
 def test_soundness_on_random_scms(g):
     """max over pruned arms == max over all arms, exactly, for random SCMs (the soundness of
     POMIS pruning, Lee and Bareinboim 2018, and of CTF-POMIS pruning, ctf-SCB)."""
@@ -187,7 +186,7 @@ def test_bad_reward_and_sets():
 
 
 @settings(max_examples=20, deadline=None)
-@given(diagrams(max_nodes=5, max_bidirected=1))
+@given(causal_diagrams(max_nodes=5, max_bidirected=1))
 def test_super_model_keeps_soundness(g):
     """Extra bidirected edges (a super-model of the true diagram) lose pruning, not the optimum."""
     if len(g.subgraph(g.ancestors("Y")).directed) > 6:

@@ -13,7 +13,7 @@ from statlearn.bandits.queueing import (
     UnstableQueueWarning,
     make_queueing_instance,
 )
-from statlearn.utils._testing import assert_binomial_rate
+from statlearn.testing import assert_binomial_rate
 
 THETAS = np.array([[2.0, 0.0], [0.0, 2.0]])
 

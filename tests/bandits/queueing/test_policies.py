@@ -105,7 +105,7 @@ def test_cqb_epsilon_explores_at_rate_after_tau():
     X = np.ones((2, 1))
     for t in range(1, T + 1):
         pol.select(X, t)
-    from statlearn.utils._testing import assert_binomial_rate
+    from statlearn.testing import assert_binomial_rate
 
     assert_binomial_rate(pol.n_explore_, T, 0.2, label="exploration rate")
 

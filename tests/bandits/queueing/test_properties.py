@@ -35,7 +35,7 @@ from statlearn.bandits.queueing import (
     simulate,
 )
 from statlearn.bandits.queueing import _kernels as K
-from statlearn.utils._testing import mc_size
+from statlearn.testing import suite_size
 
 
 @pytest.fixture(scope="module")
@@ -117,7 +117,7 @@ def test_single_class_oracle_matches_the_exact_chain(p, q):
     theta = np.array([[math.log(q / (1 - q))], [math.log(q / (1 - q)) - 1.0]])
     env = ContextualQueueEnv(theta, arrival_rate=p, context_sequence=np.ones((T, 1)))
     checks = [1, 2, 10, 50, T]
-    n = mc_size(ci=6000, full=20_000)
+    n = suite_size(ci=6000, full=20_000)
     res = simulate(OraclePolicy(theta), env, horizon=T, n_reps=n, checkpoints=checks,
                    random_state=2)
     exact = birth_death_means(p, q, T)[res.checkpoints]
@@ -137,9 +137,9 @@ UNSTABLE_THETAS = np.array([[0.2, 0.1], [-0.1, 0.2]])  # every rate < mu(0.3) = 
     (QueueBlindUCBPolicy, 20_000),
     # policies scoring the whole queue cost O(Q K d^2) per round: 20k rounds
     # with STATLEARN_SLOW=1, 5k otherwise
-    pytest.param(CQBOpt, mc_size(5000, 20_000), marks=pytest.mark.slow),
-    pytest.param(lambda: CQBEpsilon(tau=100), mc_size(5000, 20_000), marks=pytest.mark.slow),
-    pytest.param(GreedyMLEPolicy, mc_size(5000, 20_000), marks=pytest.mark.slow),
+    pytest.param(CQBOpt, suite_size(5000, 20_000), marks=pytest.mark.slow),
+    pytest.param(lambda: CQBEpsilon(tau=100), suite_size(5000, 20_000), marks=pytest.mark.slow),
+    pytest.param(GreedyMLEPolicy, suite_size(5000, 20_000), marks=pytest.mark.slow),
 ])
 def test_unstable_instance_warns_and_grows_linearly(make, T):
     """Instability: lambda above every rate -> warning, and Q(T)/T >= lambda - max rate.
@@ -190,8 +190,8 @@ def test_cqb_epsilon_regret_decays(paper_env):
     ``STATLEARN_SLOW=1``). The 2 SE allowance per consecutive pair and the
     3 SE margin for |R_16k| < 1 make a false alarm from noise alone < 10%.
     """
-    Ts = np.array([2000, 4000, 8000, 16000] + ([32000] if mc_size(0, 1) else []))
-    n = mc_size(ci=100, full=200)
+    Ts = np.array([2000, 4000, 8000, 16000] + ([32000] if suite_size(0, 1) else []))
+    n = suite_size(ci=100, full=200)
     R, se = _regret_curve(CQBEpsilon(), paper_env, Ts, n, seed=5)
     for i in range(len(Ts) - 1):
         assert R[i + 1] <= R[i] + 2 * math.hypot(se[i], se[i + 1]), (Ts[i + 1], R, se)
@@ -212,8 +212,8 @@ def test_cqb_opt_regret_is_polylogarithmic(paper_env):
     60 coupled runs per horizon (200 with ``STATLEARN_SLOW=1``); 2 SE per
     consecutive pair; plus R_T below the random policy's.
     """
-    Ts = np.array([1000, 2000, 4000, 8000, 16000] + ([32000] if mc_size(0, 1) else []))
-    n = mc_size(ci=60, full=200)
+    Ts = np.array([1000, 2000, 4000, 8000, 16000] + ([32000] if suite_size(0, 1) else []))
+    n = suite_size(ci=60, full=200)
     R, se = _regret_curve(CQBOpt(), paper_env, Ts, n, seed=6)
     norm, nse = R / np.log(Ts) ** 2, se / np.log(Ts) ** 2
     for i in range(len(Ts) - 1):

@@ -25,7 +25,7 @@ from statlearn.bandits.queueing import (
     simulate,
 )
 from statlearn.bandits.queueing import _kernels as K
-from statlearn.utils._testing import mc_size
+from statlearn.testing import suite_size
 
 
 def _beta(n, d, lam, c_beta, kappa, S, delta):
@@ -68,7 +68,7 @@ def test_cqb_epsilon_theorem_constants_never_leave_exploration_at_ci_horizons(pa
         assert pol.exploration_length(5, T) == math.ceil(5 * math.log(T) / ((1 / 3) ** 2 * 0.01))
         assert pol.exploration_length(5, T) >= T
     assert pol.exploration_length(5, 60000) < 60000
-    n = mc_size(ci=10, full=40)
+    n = suite_size(ci=10, full=40)
     with pytest.warns(UserWarning, match="never exploits"):
         res = simulate(pol, paper_env, horizon=2000, n_reps=n, checkpoints=[1000, 2000],
                        random_state=3)
@@ -88,7 +88,7 @@ def test_cqb_opt_theorem_constants_regret_is_sublinear_and_below_random(paper_en
     the random policy by 3 SE at 4k and 8k, and R_T / log^2 T not increasing from 4k to
     8k beyond 2 SE (false alarm about 2%).
     """
-    n = mc_size(ci=8, full=20)
+    n = suite_size(ci=8, full=20)
     Ts = (4000, 8000)
     res = [simulate(CQBOpt(c_beta=1.0, kappa=10.0), paper_env, horizon=T, n_reps=n,
                     checkpoints=[T], random_state=6) for T in Ts]

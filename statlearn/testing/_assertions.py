@@ -15,7 +15,7 @@ __all__ = [
     "assert_mean_close",
     "assert_normal_close",
     "binomial_acceptance_region",
-    "mc_size",
+    "suite_size",
 ]
 
 _ALTERNATIVES = ("two-sided", "less", "greater")
@@ -35,7 +35,7 @@ def binomial_acceptance_region(n_trials: int, p: float, false_alarm: float = 1e-
 
     Examples
     --------
-    >>> from statlearn.utils._testing import binomial_acceptance_region
+    >>> from statlearn.testing import binomial_acceptance_region
     >>> binomial_acceptance_region(1000, 0.9, 1e-6)
     (851, 943)
     """
@@ -72,7 +72,7 @@ def assert_binomial_rate(successes: int, n_trials: int, p: float, *, false_alarm
 
     Examples
     --------
-    >>> from statlearn.utils._testing import assert_binomial_rate
+    >>> from statlearn.testing import assert_binomial_rate
     >>> assert_binomial_rate(905, 1000, 0.9)
     >>> assert_binomial_rate(700, 1000, 0.9, label="coverage")
     Traceback (most recent call last):
@@ -97,7 +97,7 @@ def assert_normal_close(estimate: float, expected: float, se: float, *,
 
     Examples
     --------
-    >>> from statlearn.utils._testing import assert_normal_close
+    >>> from statlearn.testing import assert_normal_close
     >>> assert_normal_close(1.02, 1.0, 0.01)
     """
     _check_false_alarm(false_alarm)
@@ -129,11 +129,14 @@ def assert_mean_close(samples, expected: float, *, false_alarm: float = 1e-6,
     Examples
     --------
     >>> import numpy as np
-    >>> from statlearn.utils._testing import assert_mean_close
+    >>> from statlearn.testing import assert_mean_close
     >>> x = np.random.default_rng(0).normal(size=2000)
     >>> assert_mean_close(x, 0.0)
     """
     x = np.asarray(samples, dtype=float).ravel()
+    if not np.isfinite(x).all():
+        raise ValueError(f"samples must be finite, got {int((~np.isfinite(x)).sum())} NaN or "
+                         "infinite values.")
     if x.size < 30:
         raise ValueError(f"samples needs at least 30 values for a CLT check, got {x.size}.")
     se = x.std(ddof=1) / np.sqrt(x.size)
@@ -141,7 +144,7 @@ def assert_mean_close(samples, expected: float, *, false_alarm: float = 1e-6,
                         alternative=alternative, label=label)
 
 
-def mc_size(ci: int, full: int) -> int:
+def suite_size(ci: int, full: int) -> int:
     """Monte Carlo size for a test: ``full`` when ``STATLEARN_SLOW=1``, else ``ci``.
 
     Slow statistical checks run in the default suite at the reduced size
@@ -150,8 +153,8 @@ def mc_size(ci: int, full: int) -> int:
 
     Examples
     --------
-    >>> from statlearn.utils._testing import mc_size
-    >>> mc_size(100, 10_000) in (100, 10_000)
+    >>> from statlearn.testing import suite_size
+    >>> suite_size(100, 10_000) in (100, 10_000)
     True
     """
     import os

@@ -4,12 +4,12 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from statlearn.utils._testing import (
+from statlearn.testing import (
     assert_binomial_rate,
     assert_mean_close,
     assert_normal_close,
     binomial_acceptance_region,
-    mc_size,
+    suite_size,
 )
 
 
@@ -49,8 +49,8 @@ def test_normal_helpers():
         assert_mean_close(x[:5], 0.3)
 
 
-def test_mc_size(monkeypatch):
+def test_suite_size(monkeypatch):
     monkeypatch.setenv("STATLEARN_SLOW", "1")
-    assert mc_size(10, 1000) == 1000
+    assert suite_size(10, 1000) == 1000
     monkeypatch.setenv("STATLEARN_SLOW", "0")
-    assert mc_size(10, 1000) == 10
+    assert suite_size(10, 1000) == 10
