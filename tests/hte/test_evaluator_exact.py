@@ -153,3 +153,63 @@ def test_a_near_singular_gram_matrix_is_reported():
     X3 = np.column_stack([x, x, x])
     with pytest.warns(UserWarning, match="Gram matrix of the outcome heads is near-singular"):
         RelativeErrorEvaluator(nuisance="balanced", random_state=0).fit(X3, a, y, x, 0 * x)
+
+
+# ------------------------------------------------------- evaluator, edge of the inputs
+def _reference(n=400, seed=0):
+    from statlearn.datasets import make_hte_reference
+
+    d = make_hte_reference(n, random_state=seed)
+    return d, d.candidates["const"], d.candidates["noisy"]
+
+
+def test_outcomes_of_any_float_dtype_are_read_as_float64():
+    # y stored as float32 and the same values as float64 take the same path: the
+    # estimate is bitwise identical (both are cast before any arithmetic)
+    d, t1, t2 = _reference()
+    y32 = d.y.astype(np.float32)
+    fits = [RelativeErrorEvaluator(nuisance="plugin", random_state=0)
+            .fit(d.X, d.treatment, y, tau1=t1, tau2=t2) for y in (y32, y32.astype(np.float64))]
+    assert fits[0].delta_ == fits[1].delta_ and fits[0].se_ == fits[1].se_
+
+
+def test_fifty_units_with_ten_per_arm_are_not_a_tiny_sample():
+    d, t1, t2 = _reference(50, seed=1)
+    a = np.r_[np.ones(25), np.zeros(25)].astype(int)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        warnings.filterwarnings("ignore", message=".*propensit")
+        RelativeErrorEvaluator(nuisance="plugin", random_state=0).fit(
+            d.X, a, d.y, tau1=t1[:50], tau2=t2[:50])
+    with pytest.warns(UserWarning, match="tiny sample: n = 49"):
+        RelativeErrorEvaluator(nuisance="plugin", random_state=0).fit(
+            d.X[:49], a[:49], d.y[:49], tau1=t1[:49], tau2=t2[:49])
+
+
+def test_identical_candidates_are_not_fitted_and_say_so():
+    d, t1, _ = _reference()
+    ev = RelativeErrorEvaluator(random_state=0).fit(d.X, d.treatment, d.y, tau1=t1,
+                                                    tau2=t1.copy())
+    assert ev.result_.diagnostics == {"identical": True}
+    assert ev.delta_ == 0.0 and ev.se_ == 0.0
+
+
+def test_trimmed_units_are_counted_in_the_diagnostics():
+    d, t1, t2 = _reference(800, seed=2)
+    ev = RelativeErrorEvaluator(nuisance="plugin", trim=0.2, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        ev.fit(d.X, d.treatment, d.y, tau1=t1, tau2=t2)
+    n_trimmed = ev.result_.diagnostics["n_trimmed"]
+    assert 0 < n_trimmed < 800 and ev.influence_.size == 800 - n_trimmed
+    full = RelativeErrorEvaluator(nuisance="plugin", random_state=0).fit(
+        d.X, d.treatment, d.y, tau1=t1, tau2=t2)
+    assert full.result_.diagnostics["n_trimmed"] == 0
+
+
+def test_the_clipping_warning_shows_the_interval_clipped_to():
+    d, t1, t2 = _reference(300, seed=3)
+    a = (d.X[:, 0] > 0.3).astype(int)  # treatment nearly determined by X: poor overlap
+    with pytest.warns(UserWarning, match=r"clipped to \[0\.05, 0\.95\]"):
+        RelativeErrorEvaluator(nuisance="plugin", clip=0.05, random_state=0).fit(
+            d.X, a, d.y, tau1=t1, tau2=t2)
