@@ -7,12 +7,17 @@ selection with FDR control (cfBH of Jin & Candes, 2023, and Multi-Condition
 Conformal Selection of Hao et al., 2026); split-conformal regression
 intervals (absolute, normalised and CQR scores, Mondrian by any grouping),
 jackknife+, CV+ and jackknife-minmax intervals (Barber et al., 2021), with
-their coverage and width metrics.
+their coverage and width metrics; risk control beyond miscoverage: conformal
+risk control (Angelopoulos et al., ICLR 2024) and learn-then-test with
+Hoeffding, Bentkus and Hoeffding-Bentkus p-values and Bonferroni, Holm or
+fixed-sequence family-wise error control (Angelopoulos et al., 2025), with
+multi-label and binary risk controllers around a classifier.
 
 The code is cut by concept: a shared core (:mod:`._core`: quantile rank,
 p-values, thresholds, array-likes) under three sub-areas that never import
 each other, classification sets (:mod:`._classification`), regression
-intervals (:mod:`._regression`) and selection (:mod:`._selection`); the
+intervals (:mod:`._regression`), selection (:mod:`._selection`) and risk
+control (:mod:`._risk`); the
 Numba kernels are in :mod:`._kernels`. Every public name is re-exported here.
 """
 
@@ -60,6 +65,21 @@ from ._regression import (
     interval_coverage,
     mean_width,
 )
+from ._risk import (
+    BinaryRiskController,
+    MultiLabelRiskController,
+    RiskControlResult,
+    bentkus_pvalue,
+    binary_losses,
+    conformal_risk_control,
+    fwer_control,
+    hoeffding_bentkus_pvalue,
+    hoeffding_pvalue,
+    learn_then_test,
+    miscoverage_losses,
+    multilabel_fnr_losses,
+    multilabel_precision_losses,
+)
 from ._selection import (
     ConformalSelector,
     MultiConditionSelector,
@@ -72,26 +92,32 @@ from ._selection import (
 )
 
 __all__ = [
+    "BinaryRiskController",
     "ConformalSelector",
     "CrossConformalRegressor",
     "DEFAULT_LAM_GRID",
     "LAM_GRID_MULTIPLIERS",
     "LambdaSelection",
     "MultiConditionSelector",
+    "MultiLabelRiskController",
     "PredictionIntervalResult",
     "PredictionSetResult",
     "RAPS_SIZE_BINS",
+    "RiskControlResult",
     "SelectionResult",
     "SmallCalibrationWarning",
     "SplitConformalClassifier",
     "SplitConformalRegressor",
     "aps_scores",
+    "bentkus_pvalue",
     "bh_select",
+    "binary_losses",
     "cfbh",
     "class_conditional_coverage",
     "conformal_pvalues",
     "conformal_quantile",
     "conformal_rank",
+    "conformal_risk_control",
     "conformal_scorer",
     "coverage",
     "coverage_by_bins",
@@ -99,13 +125,20 @@ __all__ = [
     "empty_rate",
     "evaluate_intervals",
     "evaluate_sets",
+    "fwer_control",
+    "hoeffding_bentkus_pvalue",
+    "hoeffding_pvalue",
     "interval_coverage",
     "kneedle",
     "label_ranks",
     "lac_scores",
+    "learn_then_test",
     "mccs",
     "mean_set_size",
     "mean_width",
+    "miscoverage_losses",
+    "multilabel_fnr_losses",
+    "multilabel_precision_losses",
     "non_singleton_rate",
     "raps_scores",
     "region_scores",

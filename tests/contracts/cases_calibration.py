@@ -74,3 +74,29 @@ ESTIMATORS = [
 ]
 
 NOT_APPLICABLE = {}
+
+
+# ----------------------------------------------------------------------- Venn-Abers
+def _va_fit():
+    from sklearn.datasets import make_classification
+
+    X, y = make_classification(300, n_features=4, random_state=40)
+    return {"X": X, "y": y}
+
+
+def _va_test():
+    # new points: a test score tied with a calibration score sits on a jump of the
+    # isotonic fits, where an ulp of BLAS layout would move it off the tie
+    return {"X": np.random.default_rng(41).normal(size=(25, 4))}
+
+
+FUNCTIONS += [
+    FunctionCase(Cal.venn_abers, lambda: {"cal_scores": _forecasts(), "cal_labels":
+                                          _outcomes().astype(np.int64),
+                                          "test_scores": _forecasts(20, 7)},
+                 paired=(("cal_scores", "cal_labels"),)),
+]
+ESTIMATORS += [
+    EstimatorCase(lambda: Cal.VennAbersCalibrator(random_state=0), _va_fit,
+                  {"predict_proba": _va_test, "predict_p0p1": _va_test, "predict": _va_test}),
+]

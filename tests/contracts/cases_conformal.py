@@ -162,3 +162,89 @@ ESTIMATORS = [
 ]
 
 NOT_APPLICABLE = {}
+
+
+# ----------------------------------------------------------------------- risk control
+def _ml(n=N, k=K, seed=30):
+    rng = np.random.default_rng(seed)
+    Y = (rng.random((n, k)) < 0.4).astype(np.int64)
+    P = np.clip(0.5 * Y + 0.5 * rng.random((n, k)), 0.0, 1.0)
+    return Y, P
+
+
+def _crc_losses(n=N, seed=31):
+    u = np.random.default_rng(seed).random(n)
+    return np.maximum(u[:, None] - np.linspace(0, 1, 11)[None, :], 0.0)
+
+
+def _ltt_losses(n=200, seed=32):
+    rng = np.random.default_rng(seed)
+    return (rng.random((n, 8)) < np.linspace(0.02, 0.4, 8)).astype(float)
+
+
+RISK_FUNCTIONS = [
+    FunctionCase(C.conformal_risk_control,
+                 lambda: {"losses": _crc_losses(), "alpha": 0.2,
+                          "lambdas": np.linspace(0, 1, 11)}, allow_inf=("lambdas",)),
+    FunctionCase(C.learn_then_test, lambda: {"losses": _ltt_losses(), "alpha": 0.2,
+                                             "delta": 0.1},
+                 allow_nan=("losses",)),
+    FunctionCase(C.hoeffding_pvalue, lambda: {"risk": np.linspace(0, 0.5, 6), "n": 50,
+                                              "alpha": 0.2}),
+    FunctionCase(C.bentkus_pvalue, lambda: {"risk": np.linspace(0, 0.5, 6), "n": 50,
+                                            "alpha": 0.2}),
+    FunctionCase(C.hoeffding_bentkus_pvalue, lambda: {"risk": np.linspace(0, 0.5, 6),
+                                                      "n": np.arange(10, 70, 10),
+                                                      "alpha": 0.2},
+                 paired=(("risk", "n"),)),
+    FunctionCase(C.fwer_control, lambda: {"pvalues": _scores(12, 33) ** 3, "delta": 0.1,
+                                          "method": "holm"},
+                 unknown={"method": "hochberg"}),
+    FunctionCase(C.miscoverage_losses, lambda: {"scores": _scores(), "lambdas":
+                                                np.linspace(0, 1, 5)},
+                 allow_inf=("scores", "lambdas")),
+    FunctionCase(C.multilabel_fnr_losses, lambda: {"Y": _ml()[0], "proba": _ml()[1],
+                                                   "thresholds": np.linspace(0.9, 0.1, 5)},
+                 paired=(("Y", "proba"),), allow_inf=("thresholds",)),
+    FunctionCase(C.multilabel_precision_losses,
+                 lambda: {"Y": _ml()[0], "proba": _ml()[1],
+                          "thresholds": np.linspace(0.9, 0.1, 5)}, paired=(("Y", "proba"),),
+                 allow_inf=("thresholds",)),
+    FunctionCase(C.binary_losses, lambda: {"y": _ml()[0][:, 0], "proba": _ml()[1][:, 0],
+                                           "thresholds": np.linspace(0.9, 0.1, 5)},
+                 paired=(("y", "proba"),), unknown={"risk": "f1"},
+                 allow_inf=("thresholds",)),
+]
+FUNCTIONS += RISK_FUNCTIONS
+
+
+def _ml_fit():
+    from sklearn.datasets import make_multilabel_classification
+
+    X, Y = make_multilabel_classification(n_samples=300, n_features=5, n_classes=3,
+                                          random_state=34)
+    return {"X": X.astype(float), "y": Y}
+
+
+def _ml_test():
+    return {"X": _ml_fit()["X"][:20]}
+
+
+def _bin_fit():
+    from sklearn.datasets import make_classification
+
+    X, y = make_classification(400, n_features=4, random_state=35)
+    return {"X": X, "y": y}
+
+
+def _bin_test():
+    return {"X": _bin_fit()["X"][:25]}
+
+
+ESTIMATORS += [
+    EstimatorCase(lambda: C.MultiLabelRiskController(alpha=0.2, random_state=0), _ml_fit,
+                  {"predict": _ml_test, "predict_proba": _ml_test},
+                  name="MultiLabelRiskController-recall"),
+    EstimatorCase(lambda: C.BinaryRiskController(alpha=0.2, delta=0.2, random_state=0),
+                  _bin_fit, {"predict": _bin_test, "predict_proba": _bin_test}),
+]
