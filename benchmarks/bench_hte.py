@@ -13,8 +13,14 @@
    with ``n_jobs=1`` and ``n_jobs=-1`` (joblib processes), and how it grows
    with ``n``. The speed-up is bounded by the number of cores and the 5 folds.
 
+3. Scoring. ``DRScorer.loss``, ``RScorer.loss`` (three candidates given as
+   predictions at the fitted ``X``) and :func:`statlearn.hte.relative_error_from_nuisances`
+   against the plain NumPy formula on the same arrays (the loss, or the
+   estimate, its standard error and the effective sample size); ratios above
+   1 mean statlearn is faster.
+
 Run ``python benchmarks/bench_hte.py`` (n up to 10^6, K up to 20) or
-``--quick`` (n up to 10^5, K up to 10).
+``--quick`` (n up to 10^5, K up to 10); ``--scoring-only`` runs part 3 alone.
 """
 
 from __future__ import annotations
@@ -41,6 +47,15 @@ def _best_of(fn, repeat=3):
         fn()
         best = min(best, time.perf_counter() - t)
     return best
+
+
+def _best_pair(f, g, repeat):
+    """Best-of times of ``f`` and ``g`` measured alternately (load drifts hit both)."""
+    tf = tg = np.inf
+    for _ in range(repeat):
+        tf = min(tf, _best_of(f, 1))
+        tg = min(tg, _best_of(g, 1))
+    return tf, tg
 
 
 def _table(T, d, names):
@@ -98,11 +113,60 @@ def bench_cross_fit(ns):
     return pd.DataFrame(rows)
 
 
+def _plain_relative_error(t1, t2, a, y, mu0, mu1, e):
+    psi = mu1 - mu0 + a * (y - mu1) / e - (1 - a) * (y - mu0) / (1 - e)
+    varphi = (t1 - t2) * (t1 + t2 - 2.0 * psi)
+    delta = varphi.mean()
+    se = np.sqrt(np.mean((varphi - delta) ** 2) / varphi.size)
+    W = a / e + (1 - a) / (1 - e)
+    return delta, se, W.sum() ** 2 / np.sum(W**2)
+
+
+def _scoring_rows(n, repeat):
+    from statlearn.hte import DRScorer, RScorer
+
+    d = make_hte_reference(n, random_state=0)
+    cands = [np.asarray(d.candidates[k], dtype=float) for k in ("const", "half", "noisy")]
+    dr = DRScorer(cross_fit=None, random_state=0).fit(d.X, d.treatment, d.y)
+    rs = RScorer(cross_fit=None, random_state=0).fit(d.X, d.treatment, d.y)
+    psi = dr.pseudo_outcomes_
+    a, y, m, e = rs.treatment_, rs.y_, rs.m_, rs.propensity_
+    t1, t2 = cands[0], cands[2]
+    nu = (d.treatment.astype(float), d.y, d.mu0, d.mu1, d.propensity)
+    cases = {
+        "DRScorer.loss": (lambda: [dr.loss(c) for c in cands],
+                          lambda: [float(np.mean((psi - c) ** 2)) for c in cands]),
+        "RScorer.loss": (lambda: [rs.loss(c) for c in cands],
+                         lambda: [float(np.mean(((y - m) - (a - e) * c) ** 2)) for c in cands]),
+        "relative_error_from_nuisances": (lambda: relative_error_from_nuisances(t1, t2, *nu),
+                                          lambda: _plain_relative_error(t1, t2, *nu)),
+    }
+    rows = []
+    for name, (ours, plain) in cases.items():
+        got, ref = ours(), plain()
+        got = [got.delta, got.se, got.ess] if hasattr(got, "delta") else got
+        assert np.allclose(got, ref, rtol=1e-12, atol=0), name
+        t_ours, t_plain = _best_pair(ours, plain, repeat)
+        rows.append({"n": n, "call": name, "statlearn_ms": 1e3 * t_ours,
+                     "numpy_ms": 1e3 * t_plain, "ratio numpy/statlearn": t_plain / t_ours})
+    return rows
+
+
+def bench_scoring(ns, repeat=25):
+    return pd.DataFrame([row for n in ns for row in _scoring_rows(n, repeat)])
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="n up to 1e5, K up to 10")
     parser.add_argument("--cross-fit-only", action="store_true", help="skip the pairwise part")
+    parser.add_argument("--scoring-only", action="store_true", help="part 3 alone")
     args = parser.parse_args(argv)
+    pd.set_option("display.width", 200)
+    print("Scoring against the plain NumPy formula (n, three candidates):")
+    print(bench_scoring([100_000, 1_000_000]).to_string(index=False, float_format="%.4g"))
+    if args.scoring_only:
+        return
     if args.quick:
         ns, ks, cf = [10_000, 100_000], [2, 5, 10], [5_000, 20_000]
     else:

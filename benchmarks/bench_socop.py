@@ -220,11 +220,16 @@ def main(argv=None):
                  "same sets as reference", "same sets as MAPIE"]]
           .to_string(index=False, float_format=fmt))
     print("\nCalibration (scores of the true labels and the threshold):\n")
-    print(table[["method", "n", "K", "score_s", "mapie_score_s", "score mapie/statlearn"]]
-          .to_string(index=False, float_format=fmt))
-    print("\nTargets: SOCOP sets within 2x of one argsort (statlearn/argsort <= 2); APS sets "
-          "at least 3x faster than MAPIE; LAC at least as fast as MAPIE; validation not "
-          "the dominant cost.")
+    # MAPIE has no SOCOP: its APS calibration is the yardstick of SOCOP's
+    aps = table[table["method"] == "APS"].set_index(["n", "K"])["mapie_score_s"]
+    table["mapie APS/statlearn"] = [
+        aps.get((r.n, r.K), np.nan) / r.score_s if r.method == "SOCOP" else np.nan
+        for r in table.itertuples()]
+    print(table[["method", "n", "K", "score_s", "mapie_score_s", "score mapie/statlearn",
+                 "mapie APS/statlearn"]].to_string(index=False, float_format=fmt))
+    print("\nTargets: APS and SOCOP sets within 1.5x of one argsort (statlearn/argsort <= "
+          "1.5); APS sets at least 3x faster than MAPIE; LAC calibration and SOCOP calibration "
+          "at least 1.5x MAPIE's LAC and APS calibration; validation not the dominant cost.")
 
 
 if __name__ == "__main__":

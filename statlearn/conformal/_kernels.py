@@ -45,6 +45,8 @@ __all__ = [
 
 #: Inputs with fewer entries (n * K) use the serial kernels.
 PARALLEL_MIN_SIZE = 1 << 16
+#: Row chunks of the chunked parallel kernels (scratch space allocated once per chunk).
+_N_CHUNKS = 64
 
 
 @jit(cache=True)
@@ -78,6 +80,25 @@ def socop_rank_scores(p_sorted, lam, k0, suffix, vert, out):
     int
         Number of hull edges.
     """
+    h, support = _socop_hull(p_sorted, lam, k0, suffix, vert)
+    for i in range(1, h + 1):
+        a = vert[i - 1]
+        b = vert[i]
+        eta = _dg(a, b, lam, k0) / (suffix[a] - suffix[b])
+        for j in range(a, b):
+            out[j] = eta
+    for j in range(support, p_sorted.shape[0]):
+        out[j] = np.inf
+    return h
+
+
+@jit(cache=True)
+def _socop_hull(p_sorted, lam, k0, suffix, vert):
+    """Suffix sums and lower hull vertices ``vert[0..h]`` of one sorted vector.
+
+    Returns ``(h, support)``: the number of hull edges and of positive
+    probabilities (the hull ends at ``vert[h] == support``).
+    """
     K = p_sorted.shape[0]
     suffix[K] = 0.0
     for j in range(K - 1, -1, -1):
@@ -102,15 +123,20 @@ def socop_rank_scores(p_sorted, lam, k0, suffix, vert, out):
                 break
         h += 1
         vert[h] = c
-    for i in range(1, h + 1):
-        a = vert[i - 1]
-        b = vert[i]
-        eta = _dg(a, b, lam, k0) / (suffix[a] - suffix[b])
-        for j in range(a, b):
-            out[j] = eta
-    for j in range(support, K):
-        out[j] = np.inf
-    return h
+    return h, support
+
+
+@jit(cache=True)
+def _socop_rank_score_at(p_sorted, lam, k0, suffix, vert, rank):
+    """``out[rank]`` of :func:`socop_rank_scores` (the same arithmetic), one edge only."""
+    h, support = _socop_hull(p_sorted, lam, k0, suffix, vert)
+    if rank < support:
+        for i in range(1, h + 1):
+            a = vert[i - 1]
+            b = vert[i]
+            if rank < b:
+                return _dg(a, b, lam, k0) / (suffix[a] - suffix[b])
+    return np.inf
 
 
 @jit(cache=True)
@@ -131,15 +157,6 @@ def _scores_row(p_row, lam, k0, dest):
     order, out = _row_by_rank(p_row, lam, k0)
     for j in range(p_row.shape[0]):
         dest[order[j]] = out[j]
-
-
-@jit(cache=True)
-def _label_score_row(p_row, label, lam, k0):
-    order, out = _row_by_rank(p_row, lam, k0)
-    for j in range(p_row.shape[0]):
-        if order[j] == label:
-            return out[j]
-    return np.nan
 
 
 @jit(cache=True)
@@ -170,21 +187,52 @@ def socop_scores_kernel_serial(proba, lam, k0):
     return scores
 
 
+# Label scores (calibration): the rows come sorted by NumPy (``np.sort(proba, axis=1)``,
+# a vectorised sort of the values; equal values are interchangeable), the label's
+# rank by decreasing probability, ties by the lower index (a stable sort's order),
+# is one count, and only the hull edge over that rank is evaluated.
+@jit(cache=True)
+def _label_scores_rows(proba, proba_sorted, labels, lam, k0, lo, hi, res):
+    K = proba.shape[1]
+    p_desc = np.empty(K)
+    suffix = np.empty(K + 1)
+    vert = np.empty(K + 1, dtype=np.int64)
+    for i in range(lo, hi):
+        label = labels[i]
+        if label < 0 or label >= K:
+            res[i] = np.nan
+            continue
+        for j in range(K):
+            p_desc[j] = proba_sorted[i, K - 1 - j]
+        v = proba[i, label]
+        rank = 0
+        for j in range(K):
+            w = proba[i, j]
+            if w > v or (w == v and j < label):
+                rank += 1
+        res[i] = _socop_rank_score_at(p_desc, lam, k0, suffix, vert, rank)
+
+
 @jit(parallel=True, cache=True)
-def socop_label_scores_kernel(proba, labels, lam, k0):
-    """SOCOP score of one label per row, shape (n,)."""
-    res = np.empty(proba.shape[0])
-    for i in prange(proba.shape[0]):
-        res[i] = _label_score_row(proba[i], labels[i], lam, k0)
+def socop_label_scores_kernel(proba, proba_sorted, labels, lam, k0):
+    """SOCOP score of one label per row, shape (n,); chunks of rows in parallel.
+
+    ``proba_sorted`` is ``np.sort(proba, axis=1)`` (increasing).
+    """
+    n = proba.shape[0]
+    res = np.empty(n)
+    step = (n + _N_CHUNKS - 1) // _N_CHUNKS
+    for c in prange(_N_CHUNKS):
+        _label_scores_rows(proba, proba_sorted, labels, lam, k0, c * step,
+                           min(n, (c + 1) * step), res)
     return res
 
 
 @jit(cache=True)
-def socop_label_scores_kernel_serial(proba, labels, lam, k0):
+def socop_label_scores_kernel_serial(proba, proba_sorted, labels, lam, k0):
     """Serial twin of :func:`socop_label_scores_kernel`."""
     res = np.empty(proba.shape[0])
-    for i in range(proba.shape[0]):
-        res[i] = _label_score_row(proba[i], labels[i], lam, k0)
+    _label_scores_rows(proba, proba_sorted, labels, lam, k0, 0, proba.shape[0], res)
     return res
 
 
@@ -344,7 +392,6 @@ def _socop_set_row_fast(p_row, lam, k0, q, thresholds, top, dest):
 
 #: Inputs with fewer entries (n * K) use the serial one-pass set kernels.
 FAST_PARALLEL_MIN_SIZE = 1 << 20
-_N_CHUNKS = 64
 
 
 @jit(parallel=True, cache=True)

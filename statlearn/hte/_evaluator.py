@@ -24,7 +24,16 @@ from ..base import FitStateMixin, HasMethods, Integral, Level, Options, Real
 from ..utils import check_alpha, check_array
 from ._nuisance import fit_balanced, fit_plugin, sklearn_seed
 from ._results import PairwiseComparison, RelativeErrorResult, decision_from_ci, two_sided_pvalue
-from ._scores import aipw, check_propensity, check_treatment, dr_pseudo_outcome
+from ._scores import (
+    aipw,
+    aipw_lean,
+    check_propensity,
+    check_treatment,
+    dr_pseudo_outcome,
+    influence_lean,
+    lean_nuisances,
+    lean_vec,
+)
 
 __all__ = ["RelativeErrorEvaluator", "relative_error_from_nuisances"]
 
@@ -33,10 +42,14 @@ _REPRESENTATIONS = ("linear", "quadratic", "mlp")
 _HEADS = ("signed", "augmented")
 
 
-def _result(varphi, alpha, names, nuisance, n_clipped=0, ess=float("nan"), diagnostics=None):
+def _result(varphi, alpha, names, nuisance, n_clipped=0, ess=float("nan"), diagnostics=None,
+            total=None):
+    # total: np.add.reduce(varphi) when the caller has it (the same bits as varphi.mean())
     n = varphi.size
-    delta = float(varphi.mean())
-    se = float(np.sqrt(np.mean((varphi - delta) ** 2) / n))
+    delta = float((np.add.reduce(varphi) if total is None else total) / n)
+    r = np.subtract(varphi, delta)
+    np.multiply(r, r, out=r)
+    se = float(np.sqrt(np.add.reduce(r) / n / n))
     from ._results import _ci
 
     ci = _ci(delta, se, 1 - alpha)
@@ -88,6 +101,13 @@ def relative_error_from_nuisances(tau1, tau2, treatment, y, mu0, mu1, propensity
     (0.0, 0.0, 0)
     """
     alpha = check_alpha(alpha)
+    lean = lean_nuisances(treatment, y, mu0, mu1, propensity)
+    t1, t2 = lean_vec(tau1), lean_vec(tau2)
+    if lean is not None and t1 is not None and t2 is not None and (
+            t1.size == t2.size == lean[0].size):
+        res = _lean_relative_error(t1, t2, *lean, alpha, names)
+        if res is not None:
+            return res
     psi = dr_pseudo_outcome(treatment, y, mu0, mu1, propensity)
     t1 = check_array(tau1, "tau1", ensure_2d=False, dtype=np.float64)
     t2 = check_array(tau2, "tau2", ensure_2d=False, dtype=np.float64)
@@ -99,6 +119,26 @@ def relative_error_from_nuisances(tau1, tau2, treatment, y, mu0, mu1, propensity
     a = check_treatment(treatment)
     W = a / e + (1 - a) / (1 - e)
     return _result(varphi, alpha, names, "given", 0, W.sum() ** 2 / np.sum(W**2))
+
+
+def _lean_relative_error(t1, t2, a, y, mu0, mu1, e, alpha, names):
+    """:func:`relative_error_from_nuisances` on lean-checked arrays, or None when a value
+    is not finite (then the full checks run and name the argument).
+
+    The same operations in the same order as the full path, with fewer temporaries.
+    """
+    ca, ce = 1 - a, 1 - e
+    with np.errstate(all="ignore"):  # warnings, if any, come from the full path
+        varphi = influence_lean(t1, t2, aipw_lean(a, y, mu0, mu1, e, ca, ce))
+        total = np.add.reduce(varphi)
+    if not np.isfinite(total):  # finite only when every input is (module docstring of _scores)
+        return None
+    W = a / e
+    ca /= ce
+    W += ca
+    s1 = W.sum()
+    np.multiply(W, W, out=W)
+    return _result(varphi, alpha, names, "given", 0, s1**2 / np.add.reduce(W), total=total)
 
 
 def user_X(X, X_checked):

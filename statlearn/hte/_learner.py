@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import itertools
 import numbers
 import warnings
@@ -9,7 +10,7 @@ import warnings
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
 
-from ..base import FitStateMixin, HasMethods, Integral, Options, Real
+from ..base import FitStateMixin, HasMethods, Integral, Options, Real, _freeze, _frozen_equal
 from ..utils import check_array, check_rng
 from ..utils._validation import _scalar
 from ._aggregation import loss_targets, q_aggregation_weights
@@ -27,7 +28,7 @@ from ._nuisance import (
     sklearn_seed,
     stratified_folds,
 )
-from ._scores import aipw, dr_loss, r_loss
+from ._scores import aipw, dr_loss, lean_vec, mean_square_diff, r_loss, r_loss_lean
 
 __all__ = ["DRScorer", "RScorer", "RelativeErrorHTE"]
 
@@ -385,6 +386,32 @@ class RelativeErrorHTE(FitStateMixin, RegressorMixin, BaseEstimator):
     effect = predict
 
 
+@functools.cache
+def _recorded_names(cls):
+    """The parameters a fit of ``cls`` records (``get_params(deep=False)`` less free ones)."""
+    free = set(cls._output_free_params)
+    return tuple(n for n in cls._get_param_names() if n not in free)
+
+
+def _params_as_recorded(obj, recorded):
+    """True when the base layer's stale-fit check would pass, read without ``get_params``.
+
+    Only for parameters that are not estimators (no nested ``name__sub`` entries);
+    False sends the caller to the full check, which also writes the error.
+    """
+    names = _recorded_names(type(obj))
+    if len(recorded) != len(names):
+        return False
+    for name in names:
+        value = getattr(obj, name)
+        if hasattr(value, "get_params") and not isinstance(value, type):
+            return False
+        frozen = recorded.get(name)
+        if frozen is None or not _frozen_equal(frozen, _freeze(value)):
+            return False
+    return True
+
+
 class _ScorerBase(FitStateMixin, BaseEstimator):
     """Shared nuisance fit and scoring of the DR- and R-loss scorers."""
 
@@ -429,8 +456,20 @@ class _ScorerBase(FitStateMixin, BaseEstimator):
         self.propensity_ = np.clip(e, clip, 1 - clip)
         return X, a, y
 
+    def _check_fitted(self, method=None):
+        # the base layer's check; its get_params costs more than a loss at n = 1e5
+        recorded = self.__dict__.get("_fit_params_")
+        if recorded is None or not _params_as_recorded(self, recorded):
+            super()._check_fitted(method)
+
     def _preds(self, candidate):
         return candidate_predictions(candidate, self.X_, "candidate", self._X_user)
+
+    def _lean_preds(self, candidate):
+        """Predictions given as a plain 1-D numeric array of the right length, not scanned
+        (a loss that is not finite sends the caller to :meth:`_preds`), else None."""
+        t = lean_vec(candidate)
+        return t if t is not None and t.size == self.X_.shape[0] else None
 
     def score(self, candidate):
         """Minus the loss of ``candidate`` (higher is better), as scikit-learn scores are.
@@ -446,13 +485,13 @@ class _ScorerBase(FitStateMixin, BaseEstimator):
         float
         """
         self._check_fitted()
-        return -self.loss(candidate)
+        return -self._loss(candidate)
 
     def best(self, candidates):
         """Name (dict key) or index of the candidate with the smallest loss."""
         self._check_fitted()
         items = candidates.items() if isinstance(candidates, dict) else enumerate(candidates)
-        losses = {k: self.loss(c) for k, c in items}
+        losses = {k: self._loss(c) for k, c in items}
         return min(losses, key=losses.get)
 
     def __call__(self, estimator, X, y=None):
@@ -531,6 +570,15 @@ class DRScorer(_ScorerBase):
     def loss(self, candidate):
         """DR-loss of a candidate (predictions at the fitted X, estimator or callable)."""
         self._check_fitted()
+        return self._loss(candidate)
+
+    def _loss(self, candidate):
+        t = self._lean_preds(candidate)
+        if t is not None:
+            with np.errstate(all="ignore"):  # warnings, if any, come from the full path
+                value = mean_square_diff(self.pseudo_outcomes_, t)
+            if np.isfinite(value):  # then t is finite too
+                return value
         return dr_loss(self._preds(candidate), self.pseudo_outcomes_)
 
 
@@ -588,11 +636,23 @@ class RScorer(_ScorerBase):
         self._fit_common(X, treatment, y)
         e = self.propensity_
         self.m_ = e * self.mu1_ + (1 - e) * self.mu0_
+        # the candidate-free parts of the R-loss, formed once
+        self._resid, self._a_minus_e = self.y_ - self.m_, self.treatment_ - e
         return self
 
     def loss(self, candidate):
         """R-loss of a candidate (predictions at the fitted X, estimator or callable)."""
         self._check_fitted()
+        return self._loss(candidate)
+
+    def _loss(self, candidate):
+        t = self._lean_preds(candidate)
+        if t is not None:
+            # A - e is nonzero (e is clipped inside (0, 1)): a finite loss means a finite t
+            with np.errstate(all="ignore"):
+                value = r_loss_lean(self._resid, self._a_minus_e, t)
+            if np.isfinite(value):
+                return value
         return r_loss(self._preds(candidate), self.treatment_, self.y_, self.m_, self.propensity_)
 
 

@@ -6,15 +6,17 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from scipy import stats
+from scipy import special
 
 from ..utils import ConfidenceInterval, Summary, check_real
 
 __all__ = ["PairwiseComparison", "RelativeErrorResult"]
 
 
+# scipy.special.ndtri / ndtr are what scipy.stats.norm.ppf / sf evaluate (the same
+# values), without the distribution layer's argument handling (~0.1 ms a call)
 def _ci(delta, se, level):
-    z = stats.norm.ppf(0.5 + level / 2)
+    z = special.ndtri(0.5 + level / 2)
     return ConfidenceInterval(float(delta - z * se), float(delta + z * se))
 
 
@@ -29,7 +31,7 @@ def decision_from_ci(ci):
 
 def two_sided_pvalue(delta, se):
     if se > 0:
-        return float(2 * stats.norm.sf(abs(delta) / se))
+        return float(2 * special.ndtr(-(abs(delta) / se)))
     return 1.0 if delta == 0 else 0.0
 
 

@@ -150,10 +150,37 @@ def test_kernel_matches_reference(k0, lam):
         got = getattr(_kernels, "socop_scores_kernel" + suffix)(p, lam, k0)
         assert np.array_equal(np.isinf(got), np.isinf(ref))
         np.testing.assert_allclose(got[fin], ref[fin], rtol=1e-10)
-        lab = getattr(_kernels, "socop_label_scores_kernel" + suffix)(p, labels, lam, k0)
+        lab = getattr(_kernels, "socop_label_scores_kernel" + suffix)(
+            p, np.sort(p, axis=1), labels, lam, k0)
         np.testing.assert_array_equal(lab, got[np.arange(60), labels])
         sets = getattr(_kernels, "socop_sets_kernel" + suffix)(p, lam, k0, q)
         np.testing.assert_array_equal(sets, got <= q[None, :])
+
+
+@pytest.mark.parametrize("K", [1, 2, 7, 60])
+@pytest.mark.parametrize("k0", [0, 1, 3])
+def test_label_scores_from_sorted_values_equal_the_stable_sort_scores(K, k0, monkeypatch):
+    # the label kernel sorts the values only and ranks the label by a count (ties: the
+    # lower index first); it must give the score of the stable-sort kernel exactly,
+    # also with ties and zeros, and block by block
+    from statlearn.conformal._classification import _socop
+
+    rng = np.random.default_rng(K * 10 + k0)
+    n = 300
+    levels = rng.choice([0.0, 1.0, 2.0, 3.0], size=(n, K))  # many ties and zeros
+    levels[:, 0] += 1.0  # no row of zeros
+    p = levels / levels.sum(axis=1, keepdims=True)
+    p[: n // 2] = _probability_rows(rng, n // 2, K)
+    labels = rng.integers(0, K, size=n)
+    for lam in (0.0, 0.04, 1.0):
+        full = _kernels.socop_scores_kernel_serial(p, lam, k0)[np.arange(n), labels]
+        for suffix in ("", "_serial"):
+            got = getattr(_kernels, "socop_label_scores_kernel" + suffix)(
+                p, np.sort(p, axis=1), labels, lam, k0)
+            np.testing.assert_array_equal(got, full)
+        monkeypatch.setattr(_socop, "_SORT_BLOCK", 7 * max(K, 1))  # blocks of 7 rows
+        np.testing.assert_array_equal(_socop._socop_label_scores_np(p, labels, lam, k0), full)
+        monkeypatch.undo()
 
 
 @pytest.mark.numba

@@ -29,6 +29,7 @@ from ._label_order import (
     _to_label_order,
     label_ranks,
 )
+from ._parallel import run_rows
 
 __all__ = ["RAPS_LAM_GRID", "aps_scores", "lac_scores", "raps_scores", "topk_scores",
            "tune_raps"]
@@ -153,15 +154,13 @@ def _aps_sets(proba, u, q, lam_reg, k_reg, xp):
         p = np.ascontiguousarray(proba, dtype=np.float64)
         qq = np.ascontiguousarray(q, dtype=np.float64)
         uu = np.zeros(p.shape[0]) if u is None else np.ascontiguousarray(u, dtype=np.float64)
+        rest = (u is not None, float(lam_reg), int(k_reg))
         if qq.size and np.all(qq == qq[0]):
             # one threshold: the set is the top L labels, found without a full sort
-            kernel = (_kernels.aps_sets_threshold_kernel
-                      if p.size >= _kernels.FAST_PARALLEL_MIN_SIZE
-                      else _kernels.aps_sets_threshold_kernel_serial)
-            return kernel(p, uu, u is not None, float(lam_reg), int(k_reg), float(qq[0]))
-        kernel = (_kernels.aps_sets_kernel if p.size >= _kernels.PARALLEL_MIN_SIZE
-                  else _kernels.aps_sets_kernel_serial)
-        return kernel(p, uu, u is not None, float(lam_reg), int(k_reg), qq)
+            return run_rows("aps_sets_threshold", _kernels.aps_sets_threshold_kernel_serial,
+                            _kernels.aps_sets_threshold_kernel, (p, uu), (*rest, float(qq[0])))
+        return run_rows("aps_sets", _kernels.aps_sets_kernel_serial, _kernels.aps_sets_kernel,
+                        (p, uu), (*rest, qq))
     return _aps_sets_reference(proba, u, q, lam_reg, k_reg, xp)
 
 

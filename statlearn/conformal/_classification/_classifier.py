@@ -341,6 +341,14 @@ class SplitConformalClassifier(FitStateMixin, ClassifierMixin, BaseEstimator):
 
     def _label_index(self, y, name="y"):
         y = np.asarray(y)
+        K = self.classes_.size
+        if (y.dtype.kind in "iu" and self.classes_.dtype.kind in "iu" and K > 0
+                and self.classes_[0] == 0 and self.classes_[-1] == K - 1
+                and np.array_equal(self.classes_, np.arange(K))):
+            # classes 0..K-1: a label is its own index (the search below gives the same)
+            idx = y.astype(np.int64)
+            if idx.size == 0 or (idx.min() >= 0 and idx.max() < K):  # exact below 2**63
+                return idx
         sorter = np.argsort(self.classes_, kind="stable")  # classes_ of a prefit model
         pos = np.clip(np.searchsorted(self.classes_, y, sorter=sorter), 0,
                       self.classes_.size - 1)
@@ -385,8 +393,10 @@ class SplitConformalClassifier(FitStateMixin, ClassifierMixin, BaseEstimator):
             fitted = score.fixed_weights(self)
         for name, value in fitted.items():
             setattr(self, name, value)
-        self.calib_labels_ = labels[cal]
-        self.calib_scores_ = self._scores(proba[cal], rng, labels=self.calib_labels_)
+        everyone = cal.size == n  # no tuning split: no copy of the matrix
+        self.calib_labels_ = labels if everyone else labels[cal]
+        self.calib_scores_ = self._scores(proba if everyone else proba[cal], rng,
+                                          labels=self.calib_labels_)
         self.n_calib_ = int(cal.size)
         self.threshold_ = thresholds_from_scores(self.calib_scores_, self.calib_labels_,
                                                  self.alpha_, K, self.mondrian_)
@@ -541,7 +551,9 @@ def _check_labels_y(y, name="y", targets=True):
     if y.dtype.kind == "O" and any(v is None or (isinstance(v, float) and np.isnan(v))
                                    for v in y):
         raise ValueError(f"{name} must not contain None or NaN.")
-    if targets:
+    # 1-D integer and boolean labels are always classification targets (binary or
+    # multiclass), so the check, two full np.unique passes, is needed for other kinds only
+    if targets and y.dtype.kind not in "biu":
         check_classification_targets(y)
     return y
 

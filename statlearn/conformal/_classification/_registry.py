@@ -25,6 +25,7 @@ import numpy as np
 
 from .. import _kernels
 from ._baselines import _aps, _aps_sets, _lac, _raps, _topk, tune_raps
+from ._parallel import run_rows
 from ._socop import _socop, _socop_sets, select_lambda
 
 __all__ = ["SCORES", "ClassificationScore"]
@@ -108,9 +109,8 @@ def _lac_label_scores(proba, labels, u, est):
 
 
 def _lac_set_mask(proba, u, q, est):
-    kernel = (_kernels.lac_sets_kernel if proba.size >= _kernels.FAST_PARALLEL_MIN_SIZE
-              else _kernels.lac_sets_kernel_serial)
-    return kernel(np.ascontiguousarray(proba), q)
+    return run_rows("lac_sets", _kernels.lac_sets_kernel_serial, _kernels.lac_sets_kernel,
+                    (np.ascontiguousarray(proba),), (q,))
 
 
 # --------------------------------------------------------------------------- top-k

@@ -40,6 +40,7 @@ from .. import _kernels
 from .._core._thresholds import thresholds_from_scores
 from ._baselines import _lac
 from ._label_order import _check_labels, _check_proba, _gather, _pick, _sort_desc, _to_label_order
+from ._parallel import run_rows
 
 __all__ = [
     "DEFAULT_LAM_GRID",
@@ -124,15 +125,33 @@ def socop_scores(proba, lam, k0=1, labels=None):
 def _socop(proba, lam, k0, labels, xp):
     if is_numpy_namespace(xp):
         p = np.ascontiguousarray(proba, dtype=np.float64)
-        big = p.size >= _kernels.PARALLEL_MIN_SIZE
         if labels is None:
-            kernel = _kernels.socop_scores_kernel if big else _kernels.socop_scores_kernel_serial
-            return kernel(p, lam, k0)
-        kernel = (_kernels.socop_label_scores_kernel if big
-                  else _kernels.socop_label_scores_kernel_serial)
-        return kernel(p, np.ascontiguousarray(labels), lam, k0)
+            return run_rows("socop_scores", _kernels.socop_scores_kernel_serial,
+                            _kernels.socop_scores_kernel, (p,), (lam, k0))
+        return _socop_label_scores_np(p, np.ascontiguousarray(labels, dtype=np.int64), lam, k0)
     scores = socop_scores_reference(proba, lam, k0)
     return scores if labels is None else _pick(scores, labels, xp)
+
+
+#: Rows sorted by NumPy per call of the label-score kernel (about 16 MB of scratch).
+_SORT_BLOCK = 1 << 21
+
+
+def _socop_label_scores_np(p, labels, lam, k0):
+    """Label scores through the kernel, the rows sorted by NumPy block by block."""
+    n, K = p.shape
+    rows = max(1, _SORT_BLOCK // max(K, 1))
+    def kernel(blk, lab):
+        return run_rows("socop_label_scores", _kernels.socop_label_scores_kernel_serial,
+                        _kernels.socop_label_scores_kernel, (blk, np.sort(blk, axis=1), lab),
+                        (lam, k0))
+
+    if n <= rows:
+        return kernel(p, labels)
+    out = np.empty(n)
+    for lo in range(0, n, rows):
+        out[lo:lo + rows] = kernel(p[lo:lo + rows], labels[lo:lo + rows])
+    return out
 
 
 def socop_scores_reference(proba, lam, k0=1):
@@ -262,17 +281,15 @@ def _socop_sets(proba, lam, k0, q, xp):
     if is_numpy_namespace(xp):
         p = np.ascontiguousarray(proba, dtype=np.float64)
         q = np.ascontiguousarray(q, dtype=np.float64)
-        big = p.size >= _kernels.PARALLEL_MIN_SIZE
         if q.size and np.all(q == q[0]) and k0 <= _kernels.FAST_SET_MAX_K0:
             if np.isposinf(q[0]):
                 return np.ones(p.shape, dtype=bool)
             # one threshold: one pass per row, no sort (the hull scan only near ties)
-            kernel = (_kernels.socop_sets_threshold_kernel
-                      if p.size >= _kernels.FAST_PARALLEL_MIN_SIZE
-                      else _kernels.socop_sets_threshold_kernel_serial)
-            return kernel(p, float(lam), int(k0), float(q[0]))
-        kernel = _kernels.socop_sets_kernel if big else _kernels.socop_sets_kernel_serial
-        return kernel(p, lam, k0, q)
+            return run_rows("socop_sets_threshold", _kernels.socop_sets_threshold_kernel_serial,
+                            _kernels.socop_sets_threshold_kernel, (p,),
+                            (float(lam), int(k0), float(q[0])))
+        return run_rows("socop_sets", _kernels.socop_sets_kernel_serial,
+                        _kernels.socop_sets_kernel, (p,), (lam, k0, q))
     return socop_scores_reference(proba, lam, k0) <= q
 
 

@@ -51,6 +51,11 @@ class _Levels(Level):
 
 
 def _check_target(y, name="y"):
+    if type(y) is np.ndarray and y.ndim == 1 and y.dtype.kind in "biuf":
+        y = y.astype(np.float64, copy=False)  # what column_or_1d would pass on, unchecked
+        if not np.isfinite(y).all():
+            raise ValueError(f"{name} must not contain NaN or infinite values.")
+        return y
     y = column_or_1d(host(y), warn=True)
     if y.dtype.kind not in "biuf":
         try:

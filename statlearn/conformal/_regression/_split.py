@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import warnings
 
 import numpy as np
@@ -27,6 +28,11 @@ from ._interval_metrics import evaluate_intervals
 from ._scores import SCORES, _fit_scale, _with_quantile, quantile_parameter
 
 __all__ = ["SplitConformalRegressor"]
+
+
+@functools.cache
+def _param_names(cls):
+    return tuple(BaseEstimator._get_param_names.__func__(cls))
 
 
 class SplitConformalRegressor(FitStateMixin, RegressorMixin, BaseEstimator):
@@ -188,6 +194,12 @@ class SplitConformalRegressor(FitStateMixin, RegressorMixin, BaseEstimator):
         "random_state": ["random_state"],
     }
     _fit_methods = ("fit", "calibrate")
+
+    @classmethod
+    def _get_param_names(cls):
+        # scikit-learn reads the __init__ signature at every get_params (a third of a
+        # prefit calibration's fixed cost); the names of a class never change
+        return list(_param_names(cls))
     #: parameters that shape the fitted models: calibrate without fit must not change them
     _model_params = ("estimator", "conformity_score", "scale_estimator", "prefit",
                      "calib_size", "random_state")
@@ -546,7 +558,15 @@ class SplitConformalRegressor(FitStateMixin, RegressorMixin, BaseEstimator):
         n, A = q.shape
         out = np.empty((n, 2, A))
         score = SCORES[self.conformity_score_]
-        if score.quantile_models:
+        if self.groups_ is None and not (score.quantile_models or score.scaled):
+            # one threshold per level: 2 A long passes over the rows (a broadcast over
+            # the small (2, A) axes runs NumPy's inner loop A times per row)
+            mu = self._point(X)
+            by_level = out.transpose(1, 2, 0)
+            for j, t in enumerate(self.threshold_.tolist()):
+                np.subtract(mu, t, out=by_level[0, j])
+                np.add(mu, t, out=by_level[1, j])
+        elif score.quantile_models:
             for j in range(A):
                 lo, hi = self._quantiles(X, j)
                 out[:, 0, j], out[:, 1, j] = lo - q[:, j], hi + q[:, j]
