@@ -71,6 +71,17 @@ modes and sizes with ``--oracles fast,fast-certified --sizes 1e5,1e6``;
 ``--skip-arpack`` skips the slow ARPACK run. SpectralClustering with the AMG
 solver is timed when ``pyamg`` is installed.
 
+``--degrees`` compares the two walks of the oracle (``walk="d-bounded"`` and
+``"degree-normalised"``, fast mode, threshold graph or k-means on the
+landmarks) with SpectralClustering on graphs with heterogeneous degrees: the
+karate club, the digits 10-NN graph, networkx LFR graphs (``n = 10**3`` and
+``10**4``, ``mu = 0.1, 0.2, 0.3``, degree exponents 2.5 and 3) and
+degree-corrected SBMs (``n = 10**5``; ``10**6`` in the full run): ARI against
+the truth on 1,000 random vertices, build plus 1,000 queries time and added
+memory, each in a fresh process (``--graphs`` selects graphs by name,
+``--quick`` keeps ``n = 1000`` LFR and ``n = 10**5`` DC-SBM). Results: the user
+guide, section "Graphs with heterogeneous degrees".
+
 Run ``python benchmarks/bench_spectral_oracle.py`` (``n`` up to ``10**6``,
 about 15 minutes) or ``--quick`` (``n`` up to ``10**5``, about 2.5 minutes).
 """
@@ -331,6 +342,198 @@ def _slope(x, y):
     return np.polyfit(np.log(x[ok]), np.log(y[ok]), 1) if ok.sum() > 1 else None
 
 
+# ---------------------------------------------------------------- --degrees
+#: the oracles of the heterogeneous-degree comparison (fast mode, defaults otherwise)
+DEGREE_ORACLES = {
+    "d-bounded/threshold": {},
+    "d-bounded/kmeans": {"landmark_clustering": "kmeans"},
+    "normalised/threshold": {"walk": "degree-normalised"},
+    "normalised/kmeans": {"walk": "degree-normalised", "landmark_clustering": "kmeans"},
+}
+#: LFR parameters: power-law degrees (exponent tau1), community sizes (exponent 1.5)
+#: between n/8 and n/4, mean degree 20, largest degree 3 sqrt(n); the first seed in
+#: 0..3 whose generation converges is used (networkx raises or loops otherwise)
+LFR_DEFAULTS = {"tau2": 1.5, "average_degree": 20}
+
+
+def _int32_csr(A):
+    A = sp.csr_array(A, dtype=np.float32)
+    A.sum_duplicates()
+    A.data[:] = 1
+    A.indices = A.indices.astype(np.int32)
+    A.indptr = A.indptr.astype(np.int32)
+    return A
+
+
+def _lfr(n, tau1, mu, timeout):
+    """An LFR graph and its communities, or ``(None, None, note)`` when no seed converges."""
+    import signal
+
+    import networkx as nx
+
+    def alarm(*_):
+        raise TimeoutError
+
+    old = signal.signal(signal.SIGALRM, alarm)
+    notes = []
+    try:
+        for seed in range(4):
+            signal.alarm(timeout)
+            try:
+                G = nx.LFR_benchmark_graph(n, tau1, LFR_DEFAULTS["tau2"], mu,
+                                           average_degree=LFR_DEFAULTS["average_degree"],
+                                           max_degree=int(3 * np.sqrt(n)), min_community=n // 8,
+                                           max_community=n // 4, seed=seed)
+            except (TimeoutError, nx.NetworkXException) as exc:
+                notes.append(f"seed {seed}: {type(exc).__name__}")
+                continue
+            finally:
+                signal.alarm(0)
+            comms = sorted({frozenset(G.nodes[v]["community"]) for v in G}, key=min)
+            y = np.empty(n, dtype=np.int64)
+            for i, c in enumerate(comms):
+                y[list(c)] = i
+            A = nx.to_scipy_sparse_array(G, nodelist=range(n), weight=None, format="csr")
+            return _int32_csr(A), y, f"seed {seed}" + (f" ({'; '.join(notes)})" if notes else "")
+    finally:
+        signal.signal(signal.SIGALRM, old)
+    return None, None, "; ".join(notes)
+
+
+def _digits_knn():
+    from sklearn.datasets import load_digits
+    from sklearn.neighbors import kneighbors_graph
+
+    X, y = load_digits(return_X_y=True)
+    A = kneighbors_graph(X, 10, include_self=False)
+    return _int32_csr(((A + A.T) > 0).astype(np.float32)), y.astype(np.int64)
+
+
+def _karate():
+    import networkx as nx
+
+    G = nx.karate_club_graph()
+    y = np.array([G.nodes[v]["club"] == "Officer" for v in G], dtype=np.int64)
+    return _int32_csr(nx.to_scipy_sparse_array(G, weight=None, format="csr")), y
+
+
+def degree_graphs(quick):
+    """``(name, A, y, note)`` of the heterogeneous-degree comparison."""
+    from statlearn.studies.spectral_oracle import make_dcsbm_graph
+
+    yield ("karate club", *_karate(), "networkx, 2 clubs")
+    yield ("digits 10-NN", *_digits_knn(), "symmetrised, k = 10")
+    for n in ([1000] if quick else [1000, 10_000]):
+        for tau1 in (2.5, 3.0):
+            for mu in (0.1, 0.2, 0.3):
+                A, y, note = _lfr(n, tau1, mu, 30 if n <= 1000 else 300)
+                yield (f"LFR n={n} tau1={tau1} mu={mu}", A, y, note)
+    for n in ([100_000] if quick else [100_000, 1_000_000]):
+        for mu in (0.1, 0.2):
+            A, y = make_dcsbm_graph(n, 5, mu=mu, exponent=2.5, random_state=0)
+            yield (f"DC-SBM n={n} k=5 mu={mu}", A, y, "exponent 2.5, mean degree 20")
+
+
+def degrees_worker(method, path, n_queries):
+    """One measurement of the --degrees comparison (fresh process): JSON on stdout."""
+    import warnings
+
+    from sklearn.metrics import adjusted_rand_score
+
+    data = np.load(path)
+    A = sp.csr_array((data["data"], data["indices"], data["indptr"]), shape=tuple(data["shape"]))
+    y = data["labels"]
+    n, k = A.shape[0], int(y.max()) + 1
+    rng = np.random.default_rng(1)
+    queries = np.sort(rng.choice(n, size=min(n_queries, n), replace=False))
+    out = {"method": method}
+    if method == "SpectralClustering":
+        from sklearn.cluster import SpectralClustering
+
+        with PeakRSS() as mem:
+            t0 = time.perf_counter()
+            labels = SpectralClustering(n_clusters=k, affinity="precomputed",
+                                        assign_labels="cluster_qr", eigen_solver="lobpcg",
+                                        random_state=0).fit_predict(A)
+            total = time.perf_counter() - t0
+        out.update(total_s=total, added_mb=mem.added_mb,
+                   ari=adjusted_rand_score(y[queries], labels[queries]))
+    else:
+        from statlearn.cluster import OracleConstructionError, SpectralClusteringOracle
+        from statlearn.datasets import make_sbm_graph
+
+        warm, _ = make_sbm_graph([60, 60], 0.2, 0.01, random_state=0)
+        for walk in ("d-bounded", "degree-normalised"):  # load the compiled kernels
+            try:
+                SpectralClusteringOracle(2, mode="fast", walk=walk, walk_length=4,
+                                         random_state=0).fit(warm).predict([0, 1])
+            except OracleConstructionError:
+                pass
+        with PeakRSS() as mem, warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            t0 = time.perf_counter()
+            try:
+                o = SpectralClusteringOracle(k, mode="fast", random_state=0,
+                                             **DEGREE_ORACLES[method]).fit(A)
+                labels = o.predict(queries, force=True)
+            except OracleConstructionError as exc:
+                out.update(refused=str(exc)[:60], total_s=time.perf_counter() - t0)
+                labels = None
+            total = time.perf_counter() - t0
+        out.update(total_s=total, added_mb=mem.added_mb)
+        if labels is not None:
+            out.update(ari=adjusted_rand_score(y[queries], labels), t=o.walk_length_)
+    print(json.dumps(out))
+
+
+def _run_degrees_worker(method, path, n_queries, timeout):
+    cmd = [sys.executable, __file__, "--degrees-worker", method, path, str(n_queries)]
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return {"method": method, "error": f"timeout > {timeout} s"}
+    if proc.returncode != 0:
+        lines = proc.stderr.strip().splitlines() or [f"exit status {proc.returncode}"]
+        return {"method": method, "error": lines[-1][:80]}
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def degrees_table(quick, only=None, n_queries=1000):
+    """ARI against the truth, build + ``n_queries`` queries time and added memory of both
+    walks (fast mode) and SpectralClustering (LOBPCG) on graphs with heterogeneous degrees,
+    each measurement in a fresh process."""
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, A, y, note in degree_graphs(quick):
+            if only and not any(o in name for o in only):
+                continue
+            row = {"graph": name, "n": None, "note": note}
+            if A is None:
+                rows.append(row)
+                print(f"{name}: not generated ({note})", flush=True)
+                continue
+            deg = np.diff(A.indptr)
+            row.update(n=A.shape[0], k=int(y.max()) + 1, deg_max_over_median=deg.max()
+                       / max(np.median(deg), 1))
+            path = os.path.join(tmp, "g.npz")
+            np.savez(path, data=A.data, indices=A.indices, indptr=A.indptr,
+                     shape=np.array(A.shape), labels=y)
+            del A
+            for method in ["SpectralClustering", *DEGREE_ORACLES]:
+                res = _run_degrees_worker(method, path, n_queries, 1800)
+                short = "SC" if method == "SpectralClustering" else method
+                if "error" in res:
+                    row[f"{short} ARI"] = res["error"]
+                    continue
+                row[f"{short} ARI"] = res.get("ari", "refused")
+                row[f"{short} s"] = res["total_s"]
+                row[f"{short} +MB"] = res["added_mb"]
+            rows.append(row)
+            print("  " + ", ".join(f"{k}={v:.3g}" if isinstance(v, float) else f"{k}={v}"
+                                   for k, v in row.items()), flush=True)
+    return pd.DataFrame(rows)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
@@ -340,9 +543,26 @@ def main(argv=None):
     parser.add_argument("--sizes", default=None, help="comma-separated n (overrides the default)")
     parser.add_argument("--skip-arpack", action="store_true",
                         help="do not time the ARPACK solver at n = 10**4 in the full run")
+    parser.add_argument("--degrees", action="store_true",
+                        help="graphs with heterogeneous degrees (LFR, DC-SBM, karate, digits "
+                             "k-NN): both walks against SpectralClustering")
+    parser.add_argument("--graphs", default=None,
+                        help="with --degrees: comma-separated substrings of the graph names")
+    parser.add_argument("--degrees-worker", nargs=3, metavar=("METHOD", "PATH", "Q"))
     args = parser.parse_args(argv)
     if args.worker:
         worker(args.worker[0], args.worker[1], int(args.worker[2]))
+        return 0
+    if args.degrees_worker:
+        degrees_worker(args.degrees_worker[0], args.degrees_worker[1],
+                       int(args.degrees_worker[2]))
+        return 0
+    if args.degrees:
+        only = args.graphs.split(",") if args.graphs else None
+        table = degrees_table(args.quick, only)
+        with pd.option_context("display.width", 250, "display.max_columns", 40,
+                               "display.float_format", "{:.3g}".format):
+            print(table.to_string(index=False))
         return 0
     ns = [10_000, 30_000, 100_000] if args.quick else [10_000, 100_000, 1_000_000]
     if args.sizes:

@@ -33,7 +33,8 @@ import numpy as np
 from statlearn.utils._validation import _scalar
 
 __all__ = ["Build", "BuildState", "LandmarkSample", "OracleConstructionError", "Search",
-           "one_cluster_build", "refusal", "run_build", "start_attempt", "warn_at_caller"]
+           "check_built", "one_cluster_build", "refusal", "run_build", "start_attempt",
+           "warn_at_caller"]
 
 #: the phases of one attempt, each with its own child seed (the streams are fixed per phase)
 PHASES = ("landmarks", "walk_length", "gram", "clusters", "queries")
@@ -240,3 +241,32 @@ def run_build(o, stages: Stages):
         raise
     finally:
         bar.close()
+
+
+def check_built(o, method=None, *, resuming=False, after=False):
+    """The oracle's own refusals around :meth:`~statlearn.base.FitStateMixin._check_fitted`.
+
+    Before it (``after=False``): ``NotFittedError`` after a failed build (``resuming``:
+    ``OracleConstructionError``) and, for :meth:`resume`, without a build. After it:
+    ``NotFittedError`` for queries while the build is partial. ``StaleFitError`` (a
+    parameter that shapes the answers changed since ``fit``) comes from the mixin."""
+    from sklearn.exceptions import NotFittedError
+
+    state = o.__dict__.get("build_state_")
+    if after:
+        if state != "complete" and not resuming:
+            raise NotFittedError(
+                f"the oracle build is {state} (stopped after stage {o.build_stage_!r}): it "
+                "cannot answer queries. Call resume() to finish a partial build, or fit "
+                "again.")
+        return
+    if state == "failed":
+        if resuming:
+            raise OracleConstructionError("the build failed (see the error fit raised); "
+                                          "there is nothing to resume: call fit again.")
+        raise NotFittedError(
+            f"the oracle build failed (stopped after stage {o.build_stage_!r}): it "
+            "cannot answer queries; fit again.")
+    if resuming and "_build" not in o.__dict__:
+        raise NotFittedError(f"this {type(o).__name__} instance has no build to resume; "
+                             "call fit(graph) first.")

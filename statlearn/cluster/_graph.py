@@ -13,7 +13,10 @@ from statlearn.utils._validation import _scalar
 
 from ._kernels import missing_mirrors_kernel
 
-__all__ = ["GraphAccess", "as_graph_access", "lazy_walk_distribution"]
+__all__ = ["WALKS", "GraphAccess", "as_graph_access", "lazy_walk_distribution"]
+
+#: the lazy walks: the paper's ``d``-bounded one, and the lazy random walk of the graph
+WALKS = ("d-bounded", "degree-normalised")
 
 
 @dataclass(frozen=True)
@@ -34,10 +37,23 @@ class GraphAccess:
     #: ``d`` as a float (at least every weighted degree); ``None`` when unweighted
     weights: np.ndarray | None = None
     max_weight: float | None = None
+    #: the degree-normalised walk (stay with probability 1/2, else a uniform neighbour),
+    #: its collisions weighted by ``mean_degree / deg(v)``
+    normalised: bool = False
 
     @property
     def has_csr(self) -> bool:
         return self.indptr is not None
+
+    @property
+    def step_degree(self) -> int:
+        """The ``max_degree`` the kernels take: ``d``, or 0 for the degree-normalised walk."""
+        return 0 if self.normalised else self.max_degree
+
+    @property
+    def mean_degree(self) -> float:
+        """``dbar = nnz / n`` (CSR graphs; one read of ``indptr``)."""
+        return float(self.indptr[-1]) / self.n
 
     def degree(self, v: int) -> int:
         if self.has_csr:
@@ -146,7 +162,7 @@ def _csr_from_sparse(A, symmetrize: bool):
 
 
 def as_graph_access(graph, *, max_degree=None, symmetrize: bool = False,
-                    weighted: bool = False) -> GraphAccess:
+                    weighted: bool = False, walk: str = "d-bounded") -> GraphAccess:
     """Validate ``graph`` and wrap it for walks.
 
     Parameters
@@ -168,6 +184,10 @@ def as_graph_access(graph, *, max_degree=None, symmetrize: bool = False,
         1) as edge weights: the lazy walk moves to ``u`` with probability
         ``A_vu / (2 d)`` where ``d`` is ``max_degree`` (default the largest
         weighted degree). Needs a sparse matrix or a networkx graph.
+    walk : {"d-bounded", "degree-normalised"}, default="d-bounded"
+        ``"degree-normalised"``: the lazy random walk of the graph (stay with
+        probability 1/2, else move to a uniform neighbour), for CSR graphs
+        (unweighted; ``max_degree`` then only bounds the degrees).
 
     Returns
     -------
@@ -186,6 +206,12 @@ def as_graph_access(graph, *, max_degree=None, symmetrize: bool = False,
         raise TypeError(f"symmetrize must be a bool, got {type(symmetrize).__name__}.")
     if not isinstance(weighted, bool | np.bool_):
         raise TypeError(f"weighted must be a bool, got {type(weighted).__name__}.")
+    if walk not in WALKS:
+        raise ValueError(f"walk must be one of {list(WALKS)}, got {walk!r}.")
+    normalised = walk == "degree-normalised"
+    if normalised and weighted:
+        raise ValueError("walk='degree-normalised' is implemented for unweighted graphs only; "
+                         "got weighted=True (use walk='d-bounded' for weighted walks).")
     if hasattr(graph, "adj") and hasattr(graph, "nodes") and hasattr(graph, "is_directed"):
         graph = _from_networkx(graph, weighted)
     if weighted:
@@ -262,15 +288,22 @@ def as_graph_access(graph, *, max_degree=None, symmetrize: bool = False,
                              f"got {d}.")
     if d >= 2**31:
         raise ValueError(f"max_degree must be below 2**31, got {d}.")
-    return GraphAccess(n=n, max_degree=d, indptr=indptr, indices=indices, oracle=oracle)
+    if normalised and oracle is not None:
+        raise TypeError("walk='degree-normalised' needs the graph as a sparse matrix, a "
+                        "networkx graph or CSR arrays, got a query object.")
+    return GraphAccess(n=n, max_degree=d, indptr=indptr, indices=indices, oracle=oracle,
+                       normalised=normalised)
 
 
-def lazy_walk_distribution(graph, x, walk_length, *, max_degree=None, weighted=False):
+def lazy_walk_distribution(graph, x, walk_length, *, max_degree=None, weighted=False,
+                           walk="d-bounded"):
     """Exact endpoint distribution ``p_x^t = W^t 1_x`` of the lazy ``d``-bounded walk.
 
     ``W = (I + A/d) / 2`` where vertex ``v`` carries ``d - deg(v)`` self
-    loops. Costs ``t`` sparse matrix-vector products: meant for small graphs
-    and for checking the Monte Carlo estimators.
+    loops; with ``walk="degree-normalised"``, ``W = (I + A D^{-1}) / 2``, the
+    lazy random walk of the graph (a vertex of degree 0 stays). Costs ``t``
+    sparse matrix-vector products: meant for small graphs and for checking
+    the Monte Carlo estimators.
 
     Parameters
     ----------
@@ -285,6 +318,8 @@ def lazy_walk_distribution(graph, x, walk_length, *, max_degree=None, weighted=F
     weighted : bool, default=False
         Use the entries as weights: ``W = (I + (A + diag(d - w)) / d) / 2``
         with ``w`` the weighted degrees and ``d`` the largest of them.
+    walk : {"d-bounded", "degree-normalised"}, default="d-bounded"
+        The lazy walk (see :class:`SpectralClusteringOracle`).
 
     Returns
     -------
@@ -298,7 +333,7 @@ def lazy_walk_distribution(graph, x, walk_length, *, max_degree=None, weighted=F
     >>> lazy_walk_distribution(A, 0, 1).tolist()
     [0.5, 0.5]
     """
-    g = as_graph_access(graph, max_degree=max_degree, weighted=weighted)
+    g = as_graph_access(graph, max_degree=max_degree, weighted=weighted, walk=walk)
     if not g.has_csr:
         raise TypeError("lazy_walk_distribution needs the graph as a sparse matrix or CSR tuple.")
     x = check_int(x, "x")
@@ -314,9 +349,15 @@ def lazy_walk_distribution(graph, x, walk_length, *, max_degree=None, weighted=F
         A = sp.csr_array((np.ones(g.indices.size), g.indices, g.indptr), shape=(g.n, g.n))
         d = float(g.max_degree)
         deg = np.diff(g.indptr)
-    stay = 0.5 + (d - deg) / (2 * d)
     p = np.zeros(g.n)
     p[x] = 1.0
+    if g.normalised:
+        inv = 1.0 / np.maximum(deg, 1)
+        stay = np.where(deg > 0, 0.5, 1.0)
+        for _ in range(t):
+            p = stay * p + (A @ (p * inv)) / 2
+        return p
+    stay = 0.5 + (d - deg) / (2 * d)
     for _ in range(t):
         p = stay * p + (A @ p) / (2 * d)
     return p

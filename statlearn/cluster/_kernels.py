@@ -20,6 +20,16 @@ neighbour with probability ``1/(2d)``, i.e. one step of
 ``W = (I + A/d) / 2`` where ``A`` carries ``d - deg(v)`` self-loops at
 ``v``. The draw is uniform up to a relative error of ``2d / 2**32``.
 
+The degree-normalised walk (``walk="degree-normalised"``) is the lazy random
+walk of the graph itself: the same draw with ``2 deg(v)`` in place of ``2d``,
+so it stays with probability 1/2 and moves to each neighbour with probability
+``1/(2 deg(v))`` (a vertex of degree 0 stays). The kernels take it when given
+``max_degree = 0``. Its collision statistics weight a collision at ``v`` by
+``dbar / deg(v)`` (``dbar = nnz / n``, the mean degree): the inverse
+stationary distribution ``1 / pi(v) = 2m / deg(v)`` divided by ``n``, which
+equals 1 on regular graphs (:func:`normalised_collision_sums_kernel`,
+:func:`index_weighted_counts_kernel`).
+
 Walk ids: in estimate ``e`` the walks from ``x`` have ids ``0, 2, 4, ...``
 and the walks from ``y`` ids ``1, 3, 5, ...`` (walk ``j * b + w`` of a side
 has id ``2 * (j * b + w) + side``), so the two sides are always independent
@@ -41,7 +51,9 @@ __all__ = [
     "hash32",
     "index_counts_kernel",
     "index_scores_kernel",
+    "index_weighted_counts_kernel",
     "missing_mirrors_kernel",
+    "normalised_collision_sums_kernel",
     "walk_endpoints_kernel",
     "walk_keys",
     "weighted_step",
@@ -83,8 +95,10 @@ def _walk_group(indptr, indices, m, starts, a, c, g, ts, out, col):
     interleaving ``g`` walks gives the processor ``g`` independent chains of
     reads of ``indptr``/``indices``, so their cache misses overlap instead
     of being paid one after the other (about twice as fast on graphs that do
-    not fit in cache).
+    not fit in cache). ``m = 0``: the degree-normalised walk (``2 deg(v)`` in
+    place of ``m``).
     """
+    normalised = m == np.uint64(0)
     v = np.empty(g, dtype=np.int64)
     for i in range(g):
         v[i] = starts[i]
@@ -99,10 +113,12 @@ def _walk_group(indptr, indices, m, starts, a, c, g, ts, out, col):
         salt = (np.uint64(step + 1) * np.uint64(_GOLDEN)) & np.uint64(_MASK)
         for i in range(g):
             u = hash32(a[i] ^ salt) ^ c[i]
-            r = np.int64((u * m) >> np.uint64(32))
             vi = v[i]
             lo = indptr[vi]
-            if r < indptr[vi + 1] - lo:
+            deg = np.int64(indptr[vi + 1] - lo)
+            mv = np.uint64(2 * deg) if normalised else m
+            r = np.int64((u * mv) >> np.uint64(32))
+            if r < deg:
                 v[i] = np.int64(indices[lo + r])
         step += 1
         while ci < n_t and ts[ci] == step:
@@ -121,7 +137,8 @@ def walk_endpoints_kernel(indptr, indices, max_degree, starts, keys, walk_ids, t
         CSR structure of the graph (``indices[indptr[v]:indptr[v+1]]`` are
         the neighbours of ``v``).
     max_degree : int
-        The ``d`` of the ``d``-bounded convention (at least every degree).
+        The ``d`` of the ``d``-bounded convention (at least every degree), or 0
+        for the degree-normalised walk.
     starts : ndarray of int64, shape (n_walks,)
         Start vertex of each walk.
     keys : ndarray of uint64, shape (n_walks, 2)
@@ -170,7 +187,8 @@ def advance_walks_kernel(indptr, indices, cumw, max_degree, pos, keys, first, st
         Row-wise cumulative edge weights (see :func:`weighted_step`), or an
         empty array for unweighted walks.
     max_degree : float
-        ``d`` (the largest weighted degree for weighted walks).
+        ``d`` (the largest weighted degree for weighted walks); 0 for the
+        degree-normalised walk (unweighted).
     pos : ndarray of int, shape (m, count)
         Positions, updated in place.
     keys : ndarray of uint64, shape (m, 2)
@@ -203,9 +221,11 @@ def advance_walks_kernel(indptr, indices, cumw, max_degree, pos, keys, first, st
                     if e < indptr[vi + 1]:
                         v[i] = np.int64(indices[e])
                 else:
-                    r = np.int64((u * mm) >> np.uint64(32))
                     lo_e = indptr[vi]
-                    if r < indptr[vi + 1] - lo_e:
+                    deg = np.int64(indptr[vi + 1] - lo_e)
+                    mv = np.uint64(2 * deg) if mm == np.uint64(0) else mm
+                    r = np.int64((u * mv) >> np.uint64(32))
+                    if r < deg:
                         v[i] = np.int64(indices[lo_e + r])
         for i in range(g):
             pos[j, lo + i] = v[i]
@@ -256,6 +276,47 @@ def index_counts_kernel(endpoints, owners, queries, s):
             while pos < n and endpoints[pos] == e:
                 out[i, owners[pos]] += 1
                 pos += 1
+    return out
+
+
+@jit(cache=True)
+def collision_weight(indptr, dbar, v):
+    """``dbar / deg(v)`` (``dbar / 1`` at a vertex of degree 0): the weight of a collision
+    at ``v`` in the degree-normalised statistics."""
+    deg = indptr[v + 1] - indptr[v]
+    return dbar / np.float64(deg if deg > 0 else 1)
+
+
+@jit(parallel=True, cache=True)
+def index_weighted_counts_kernel(endpoints, owners, queries, s, indptr, dbar):
+    """:func:`index_counts_kernel` with each collision at ``v`` weighted by
+    :func:`collision_weight` (the degree-normalised statistics).
+
+    Parameters
+    ----------
+    endpoints, owners, queries, s
+        As in :func:`index_counts_kernel`.
+    indptr : ndarray of int
+        CSR row pointers of the graph (the degrees).
+    dbar : float
+        Mean degree ``nnz / n``.
+
+    Returns
+    -------
+    ndarray of float64, shape (q, s)
+    """
+    q, r = queries.shape
+    n = endpoints.shape[0]
+    out = np.zeros((q, s))
+    for i in prange(q):
+        for w in range(r):
+            e = queries[i, w]
+            pos = _lower_bound(endpoints, e)
+            if pos < n and endpoints[pos] == e:
+                wt = collision_weight(indptr, dbar, e)
+                while pos < n and endpoints[pos] == e:
+                    out[i, owners[pos]] += wt
+                    pos += 1
     return out
 
 
@@ -357,6 +418,59 @@ def collision_counts_kernel(indptr, indices, max_degree, xs, ys, keys, ts, n_bat
                         v = pos[ci, i]
                         out[p, ci] += (np.searchsorted(row, v, side="right")
                                        - np.searchsorted(row, v, side="left"))
+    return out
+
+
+@jit(parallel=True, cache=True)
+def normalised_collision_sums_kernel(indptr, indices, dbar, xs, ys, keys, ts, n_batches,
+                                     batch_size):
+    """:func:`collision_counts_kernel` for the degree-normalised walk, each collision at
+    ``v`` weighted by :func:`collision_weight` (``dbar / deg(v)``).
+
+    Same walks (walk ids, batches, ``GROUP``) as the unweighted kernel run with
+    ``max_degree = 0``; divided by ``n_batches * batch_size**2`` the sum is an
+    unbiased estimate of ``sum_v p_x^t(v) p_y^t(v) dbar / deg(v)``, the collision
+    probability weighted by the inverse stationary distribution (over ``n``).
+
+    Returns
+    -------
+    ndarray of float64, shape (n_pairs, n_t)
+    """
+    n_pairs = xs.shape[0]
+    n_t = ts.shape[0]
+    out = np.zeros((n_pairs, n_t))
+    m = np.uint64(0)
+    for p in prange(n_pairs):
+        buf = np.empty((n_t, batch_size), dtype=np.int64)
+        pos = np.empty((n_t, GROUP), dtype=np.int64)
+        st = np.empty(GROUP, dtype=np.int64)
+        a = np.empty(GROUP, dtype=np.uint64)
+        c = np.empty(GROUP, dtype=np.uint64)
+        k0 = keys[p, 0]
+        k1 = keys[p, 1]
+        for j in range(n_batches):
+            st[:] = xs[p]
+            for w0 in range(0, batch_size, GROUP):
+                g = min(GROUP, batch_size - w0)
+                for i in range(g):
+                    a[i], c[i] = walk_keys(k0, k1, 2 * (j * batch_size + w0 + i))
+                _walk_group(indptr, indices, m, st, a, c, g, ts, buf, w0)
+            for ci in range(n_t):
+                buf[ci].sort()
+            st[:] = ys[p]
+            for w0 in range(0, batch_size, GROUP):
+                g = min(GROUP, batch_size - w0)
+                for i in range(g):
+                    a[i], c[i] = walk_keys(k0, k1, 2 * (j * batch_size + w0 + i) + 1)
+                _walk_group(indptr, indices, m, st, a, c, g, ts, pos, 0)
+                for ci in range(n_t):
+                    row = buf[ci]
+                    for i in range(g):
+                        v = pos[ci, i]
+                        cnt = (np.searchsorted(row, v, side="right")
+                               - np.searchsorted(row, v, side="left"))
+                        if cnt > 0:
+                            out[p, ci] += cnt * collision_weight(indptr, dbar, v)
     return out
 
 

@@ -48,12 +48,12 @@ from statlearn.utils._validation import _scalar
 
 from ._build import BuildState, Search, refusal, start_attempt
 from ._embedding import embed_landmarks, gap_ratio, gram_spectrum, label_landmarks
-from ._kernels import index_counts_kernel, index_scores_kernel
+from ._kernels import index_counts_kernel, index_scores_kernel, index_weighted_counts_kernel
 from ._walk_positions import position_dtype, walk_rows
 from ._walks import base_words, derive_keys
 
 __all__ = ["FastBuildState", "LandmarkIndex", "add_query_moments", "alpha_from_index",
-           "fast_stages", "query_walks"]
+           "fast_stages", "index_weighting", "query_walks"]
 
 #: walks per chunk of a fast-mode query batch (bounds the query's working memory)
 _QUERY_CHUNK_WALKS = 1 << 16
@@ -72,10 +72,14 @@ class LandmarkIndex:
     ``j``'s walks ending at ``v`` is the number of entries ``(v, j)``. A walk
     endpoint is looked up by binary search. Words held: ``s R`` endpoints
     plus their owners (a quarter word each up to 256 landmarks, counted as
-    a half).
+    a half). With ``indptr`` and ``dbar`` (the degree-normalised walk) a
+    collision at ``v`` counts ``dbar / deg(v)``, read from the graph's
+    ``indptr`` (nothing stored per vertex).
     """
 
-    def __init__(self, ends, n_walks):
+    def __init__(self, ends, n_walks, *, indptr=None, dbar=None):
+        self.indptr = indptr
+        self.dbar = dbar
         # ends: an (s, R) array, or a list of (rows, R) blocks of consecutive landmarks
         blocks = [np.asarray(ends)] if not isinstance(ends, list | tuple) else \
             [np.asarray(b) for b in ends]
@@ -116,10 +120,23 @@ class LandmarkIndex:
         return C
 
     def collision_counts(self, endpoints):
-        """``(q, s)`` collision counts of each row of walk endpoints with every landmark."""
+        """``(q, s)`` collision counts of each row of walk endpoints with every landmark
+        (weighted sums for the degree-normalised walk)."""
         # mixed index dtypes (int32 index, int64 walks) compare exactly in the kernel
+        if self.indptr is not None:
+            return index_weighted_counts_kernel(self.endpoints, self.owners,
+                                                np.ascontiguousarray(endpoints), self.s,
+                                                self.indptr, float(self.dbar))
         return index_counts_kernel(self.endpoints, self.owners,
                                    np.ascontiguousarray(endpoints), self.s)
+
+    def vertex_weights(self, vertices):
+        """Collision weight of each vertex: 1, or ``dbar / max(deg(v), 1)`` (normalised)."""
+        vertices = np.asarray(vertices, dtype=np.int64)
+        if self.indptr is None:
+            return np.ones(vertices.shape)
+        deg = self.indptr[vertices + 1] - self.indptr[vertices]
+        return float(self.dbar) / np.maximum(deg, 1)
 
     def gram_counts(self, other_ends, own_ends=None):
         """``s x s`` collision counts: set A against set A off the diagonal, A against the
@@ -128,7 +145,7 @@ class LandmarkIndex:
         ``own_ends`` are the ``(s, R)`` endpoints of set A the index was built
         from (recovered from the index when not given)."""
         G = self.collision_counts(self.set_a_endpoints() if own_ends is None else own_ends)
-        diag = np.zeros(self.s, dtype=np.int64)
+        diag = np.zeros(self.s, dtype=np.int64 if self.indptr is None else np.float64)
         other_ends = np.asarray(other_ends)
         per = max(1, _LOOKUP_CHUNK // max(other_ends.shape[1], 1))
         for lo in range(0, self.s, per):
@@ -150,8 +167,11 @@ class LandmarkIndex:
         ``weights`` has shape ``(s, k)``; returns ``(len(e), k)``.
         """
         e = np.ascontiguousarray(np.asarray(endpoints).ravel())
-        return index_scores_kernel(self.endpoints, self.owners, e,
-                                   np.ascontiguousarray(weights, dtype=np.float64))
+        out = index_scores_kernel(self.endpoints, self.owners, e,
+                                  np.ascontiguousarray(weights, dtype=np.float64))
+        if self.indptr is not None:  # every stored endpoint equal to e has e's weight
+            out *= self.vertex_weights(e)[:, None]
+        return out
 
     def score_range(self, weights):
         """``(k, k)`` range of one walk's score difference over every vertex.
@@ -175,6 +195,7 @@ class LandmarkIndex:
             seg = self.endpoints[start:stop]
             first = np.flatnonzero(np.r_[True, seg[1:] != seg[:-1]])
             h = np.add.reduceat(weights[self.owners[start:stop]], first, axis=0)
+            h *= self.vertex_weights(seg[first])[:, None]
             for a in range(k):
                 for b in range(k):
                     col = h[:, a] - h[:, b] if a != b else h[:, a]
@@ -243,7 +264,8 @@ def fast_stages(o, st: FastBuildState):
                             backend=o.backend, n_jobs=o.n_jobs)
             pos[ci] = (t, new)
             yield f"landmark walks t={t}", (hi - lo) * 2 * r * (t - step0 if advancing else t)
-        index = LandmarkIndex([pos[ci][1][:, :r] for ci in range(len(chunks))], r)
+        index = LandmarkIndex([pos[ci][1][:, :r] for ci in range(len(chunks))], r,
+                              **index_weighting(g))
         G = np.zeros((p.s, p.s))
         for ci, (lo, hi) in enumerate(chunks):
             G[lo:hi] = index.collision_counts(pos[ci][1][:, :r])
@@ -325,6 +347,11 @@ def fast_stages(o, st: FastBuildState):
     o.query_memory_words_ = int(2 * r + p.s + p.k)
     qmax = o.max_query_walks
     o.max_query_walks_ = int(_scalar(qmax)) if qmax is not None else 32 * r
+
+
+def index_weighting(g):
+    """The keyword arguments of :class:`LandmarkIndex` for the walk of graph ``g``."""
+    return {"indptr": g.indptr, "dbar": g.mean_degree} if g.normalised else {}
 
 
 # ------------------------------------------------------------------ query walks

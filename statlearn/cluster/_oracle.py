@@ -9,7 +9,6 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
-from sklearn.exceptions import NotFittedError
 
 from statlearn.base import (
     FitStateMixin,
@@ -27,13 +26,13 @@ from ._batched_build import alpha_from_estimates, batched_stages
 from ._build import (
     Build,
     BuildState,
-    OracleConstructionError,
+    check_built,
     one_cluster_build,
     run_build,
     warn_at_caller,
 )
 from ._certified_queries import answer_queries
-from ._graph import as_graph_access
+from ._graph import WALKS, as_graph_access
 from ._landmark_index import FastBuildState, alpha_from_index, fast_stages
 from ._params import memory_layout, resolve, walk_length_candidates
 from ._walks import BACKENDS, _vertices
@@ -113,6 +112,14 @@ class SpectralClusteringOracle(FitStateMixin, ParamsMixin):
     max_degree : int or None
         ``d`` of the ``d``-bounded convention (vertex ``v`` gets
         ``d - deg(v)`` self-loops); default the largest degree.
+    walk : {"d-bounded", "degree-normalised"}, default="d-bounded"
+        The lazy walk. ``"d-bounded"`` is the paper's (moves with probability
+        ``deg(v) / (2d)``). ``"degree-normalised"`` is the lazy random walk of
+        the graph (moves with probability 1/2 to a uniform neighbour), its
+        collisions weighted by the inverse stationary distribution (``dbar /
+        deg(v)``): the random-walk counterpart of the normalised-Laplacian
+        embedding, for graphs with heterogeneous degrees. Every mode; not with
+        ``weighted=True`` or query objects.
     mode : {"batched", "prior", "fast"}, default="batched"
         ``"batched"`` is the paper's low-memory oracle. ``"prior"``
         reproduces the earlier oracles (Gluch et al. 2021; Shen & Peng
@@ -324,6 +331,12 @@ class SpectralClusteringOracle(FitStateMixin, ParamsMixin):
     >>> res = fast.query([0, 1, 400])
     >>> res.labels[0] == res.labels[1] != res.labels[2], bool(res.certified.all())
     (np.True_, True)
+    >>> from statlearn.studies.spectral_oracle import make_dcsbm_graph  # power-law degrees
+    >>> B, z = make_dcsbm_graph(3000, 3, mu=0.05, random_state=0)
+    >>> o = SpectralClusteringOracle(3, mode="fast", walk="degree-normalised", random_state=0)
+    >>> from sklearn.metrics import adjusted_rand_score
+    >>> bool(adjusted_rand_score(z[::10], o.fit(B).predict(range(0, 3000, 10))) > 0.95)
+    True
     """
 
     _parameter_constraints = {
@@ -341,6 +354,7 @@ class SpectralClusteringOracle(FitStateMixin, ParamsMixin):
         "balance": [Real(0, 1, closed="right")],
         # an int for unweighted graphs, and at least the largest degree: checked in fit
         "max_degree": [None, Real(0, None, closed="neither")],
+        "walk": [Options(list(WALKS))],
         "mode": [Options(["batched", "prior", "fast"])],
         "error_rate": [None, Level()],
         "max_query_walks": [None, Integral(2)],
@@ -363,7 +377,8 @@ class SpectralClusteringOracle(FitStateMixin, ParamsMixin):
     def __init__(self, n_clusters=2, *, walk_length="auto", walk_length_candidates=None,
                  batch_size=None, memory_budget=None, n_walks=None, n_landmarks=None,
                  n_cluster_landmarks=None, n_repeats=None, threshold=None,
-                 threshold_scale=0.5, balance=1.0, max_degree=None, mode="batched",
+                 threshold_scale=0.5, balance=1.0, max_degree=None, walk="d-bounded",
+                 mode="batched",
                  error_rate=None, max_query_walks=None, landmark_clustering="threshold",
                  outlier_label=-1, max_retries=0, symmetrize=False, weighted=False,
                  progress=False, time_budget=None, backend="numba", n_jobs=None,
@@ -381,6 +396,7 @@ class SpectralClusteringOracle(FitStateMixin, ParamsMixin):
         self.threshold_scale = threshold_scale
         self.balance = balance
         self.max_degree = max_degree
+        self.walk = walk
         self.mode = mode
         self.error_rate = error_rate
         self.max_query_walks = max_query_walks
@@ -437,7 +453,8 @@ class SpectralClusteringOracle(FitStateMixin, ParamsMixin):
             raise ValueError("weighted=True needs mode='fast' (the batched and prior walk "
                              "engines are unweighted).")
         self._g = as_graph_access(graph, max_degree=_scalar(self.max_degree),
-                                  symmetrize=bool(_scalar(self.symmetrize)), weighted=weighted)
+                                  symmetrize=bool(_scalar(self.symmetrize)), weighted=weighted,
+                                  walk=self.walk)
         g = self._g
         cands = walk_length_candidates(self, g.n)
         p = resolve(self, g.n, len(cands))
@@ -559,29 +576,11 @@ class SpectralClusteringOracle(FitStateMixin, ParamsMixin):
         return (alpha_from_index if self._p.fast else alpha_from_estimates)(self, vertices)
 
     def _check_fitted(self, method=None, *, resuming=False):
-        """Refuse unless built, with the parameters the oracle has now.
-
-        ``NotFittedError`` before :meth:`fit`, after a failed build and (queries) while
-        the build is partial; ``StaleFitError`` when a parameter that shapes the answers
-        changed since :meth:`fit`. ``resuming=True`` (:meth:`resume`) accepts a partial
-        build and refuses a failed one (``OracleConstructionError``)."""
-        state = self.__dict__.get("build_state_")
-        if state == "failed":
-            if resuming:
-                raise OracleConstructionError("the build failed (see the error fit raised); "
-                                              "there is nothing to resume: call fit again.")
-            raise NotFittedError(
-                f"the oracle build failed (stopped after stage {self.build_stage_!r}): it "
-                "cannot answer queries; fit again.")
-        if resuming and "_build" not in self.__dict__:
-            raise NotFittedError(f"this {type(self).__name__} instance has no build to resume; "
-                                 "call fit(graph) first.")
-        super()._check_fitted(method)
-        if state != "complete" and not resuming:
-            raise NotFittedError(
-                f"the oracle build is {state} (stopped after stage {self.build_stage_!r}): it "
-                "cannot answer queries. Call resume() to finish a partial build, or fit "
-                "again.")
+        """Refuse unless built, with the parameters the oracle has now (see
+        :func:`._build.check_built`)."""
+        check_built(self, method, resuming=resuming)
+        FitStateMixin._check_fitted(self, method)
+        check_built(self, method, resuming=resuming, after=True)
 
     def _check_vertices(self, vertices, name="vertices"):
         arr = np.asarray(vertices)

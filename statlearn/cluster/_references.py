@@ -27,6 +27,7 @@ __all__ = [
     "default_lanes",
     "index_counts_reference",
     "index_scores_reference",
+    "index_weighted_counts_reference",
     "missing_mirrors_reference",
     "walk_endpoints_xp",
     "weighted_walk_endpoints_reference",
@@ -64,6 +65,7 @@ def walk_endpoints_xp(indptr, indices, max_degree, starts, keys, walk_ids, ts):
     ``(n_walks,)``, ``keys`` uint64 of shape ``(n_walks, 2)``; ``ts`` is a
     non-decreasing sequence of Python ints. Returns int64 positions of shape
     ``(len(ts), n_walks)`` in the same namespace, equal to the kernel's.
+    ``max_degree = 0``: the degree-normalised walk (``2 deg(v)`` in place of ``2 d``).
     """
     xp = get_namespace(indptr)
     n_walks = starts.shape[0]
@@ -86,6 +88,8 @@ def walk_endpoints_xp(indptr, indices, max_degree, starts, keys, walk_ids, ts):
         r = xp.astype((u * m) >> 32, xp.int64)
         lo = xp.take(indptr, v)
         deg = xp.take(indptr, v + 1) - lo
+        if m == 0:  # degree-normalised: u * 2 deg(v) < 2**64 (deg < 2**31)
+            r = xp.astype((u * xp.astype(2 * deg, xp.uint64)) >> 32, xp.int64)
         move = r < deg
         if no_edges:  # nothing to gather: no walk ever moves
             step += 1
@@ -144,7 +148,7 @@ def default_lanes(xp, batch_size):
 
 
 def collision_counts_xp(indptr, indices, max_degree, xs, ys, keys, ts, n_batches, batch_size,
-                        prior=False, lanes=None):
+                        prior=False, lanes=None, dbar=None):
     """Array-API version of :func:`._kernels.collision_counts_kernel` (same output).
 
     Walks run one batch at a time: ``lanes`` pairs are in flight, each
@@ -153,6 +157,10 @@ def collision_counts_xp(indptr, indices, max_degree, xs, ys, keys, ts, n_batches
     temporaries of that length), never the total ``n_walks``. ``lanes``
     defaults to :func:`default_lanes`. With ``prior=True`` the single batch
     holds all ``n_walks`` walks of each side (the unbatched estimator).
+    With ``dbar`` (and ``max_degree = 0``, the degree-normalised walk) each
+    collision at ``v`` counts ``dbar / max(deg(v), 1)`` and the float64 sums are
+    returned: the twin of :func:`._kernels.normalised_collision_sums_kernel`
+    (equal up to the order of the floating-point additions).
     """
     xp = get_namespace(indptr)
     n = int(indptr.shape[0]) - 1
@@ -167,7 +175,7 @@ def collision_counts_xp(indptr, indices, max_degree, xs, ys, keys, ts, n_batches
         # composite key: pair * n + vertex, so one sort serves all pairs in flight
         group = xp.reshape(xp.arange(q, dtype=xp.int64), (q, 1))
         group = xp.reshape(group * xp.ones((1, batch_size), dtype=xp.int64), (-1,)) * n
-        total = xp.zeros((q, n_t), dtype=xp.int64)
+        total = xp.zeros((q, n_t), dtype=xp.int64 if dbar is None else xp.float64)
         for j in range(n_batches):
             starts, kk, ids = _batch_walks(xs[lo:hi], ys[lo:hi], keys[lo:hi, :], j,
                                            batch_size, xp)
@@ -178,11 +186,18 @@ def collision_counts_xp(indptr, indices, max_degree, xs, ys, keys, ts, n_batches
                 ey = ends[ci, half:] + group
                 cnt = (xp.searchsorted(ex, ey, side="right")
                        - xp.searchsorted(ex, ey, side="left"))
+                if dbar is not None:
+                    v = ends[ci, half:]
+                    deg = xp.take(indptr, v + 1) - xp.take(indptr, v)
+                    cnt = xp.astype(cnt, xp.float64) * (
+                        float(dbar) / xp.astype(xp.where(deg > 0, deg, xp.ones_like(deg)),
+                                                xp.float64))
                 rows.append(xp.sum(xp.reshape(cnt, (q, batch_size)), axis=1))
             total = total + xp.stack(rows, axis=1)
         results.append(total)
-    out = xp.concat(results, axis=0) if results else xp.zeros((0, n_t), dtype=xp.int64)
-    return out
+    if not results:
+        return xp.zeros((0, n_t), dtype=xp.int64 if dbar is None else xp.float64)
+    return xp.concat(results, axis=0)
 
 
 # ---------------------------------------------------------------- kernel references
@@ -246,6 +261,28 @@ def index_counts_reference(endpoints, owners, queries, s):
     q, r = queries.shape
     walk, owner = _index_hits(endpoints, owners, queries)
     return np.bincount((walk // r) * s + owner, minlength=q * s).reshape(q, s)
+
+
+def index_weighted_counts_reference(endpoints, owners, queries, s, indptr, dbar):
+    """NumPy reference of :func:`._kernels.index_weighted_counts_kernel`: each collision at
+    ``v`` counts ``dbar / max(deg(v), 1)`` (one weighted bincount).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from statlearn.cluster._references import index_weighted_counts_reference
+    >>> indptr = np.array([0, 1, 3, 4, 5, 7])  # degrees 1, 2, 1, 1, 2
+    >>> index_weighted_counts_reference(np.array([1, 1, 4]), np.array([0, 1, 1]),
+    ...                                 np.array([[1, 4, 2]]), 2, indptr, 2.0).tolist()
+    [[1.0, 2.0]]
+    """
+    queries = np.asarray(queries)
+    q, r = queries.shape
+    walk, owner = _index_hits(endpoints, owners, queries)
+    e = queries.ravel()[walk]
+    deg = np.asarray(indptr)[e + 1] - np.asarray(indptr)[e]
+    w = float(dbar) / np.maximum(deg, 1)
+    return np.bincount((walk // r) * s + owner, weights=w, minlength=q * s).reshape(q, s)
 
 
 def index_scores_reference(endpoints, owners, queries, weights):
@@ -318,7 +355,7 @@ def weighted_walk_endpoints_reference(indptr, indices, cumw, max_weight, starts,
     return out
 
 
-def collision_counts_reference(endpoints_x, endpoints_y, n_batches, batch_size):
+def collision_counts_reference(endpoints_x, endpoints_y, n_batches, batch_size, weights=None):
     """Pure-NumPy reference of the counting step of :func:`._kernels.collision_counts_kernel`.
 
     Parameters
@@ -326,11 +363,14 @@ def collision_counts_reference(endpoints_x, endpoints_y, n_batches, batch_size):
     endpoints_x, endpoints_y : ndarray of int, shape (n_batches * batch_size,)
         Endpoints of the walks from ``x`` and from ``y``, in walk order.
     n_batches, batch_size : int
+    weights : ndarray of float64, shape (n,), optional
+        Weight of a collision at each vertex (the degree-normalised statistics of
+        :func:`._kernels.normalised_collision_sums_kernel`: ``dbar / deg(v)``).
 
     Returns
     -------
-    int
-        ``sum_j sum_v c_x^j(v) c_y^j(v)`` over batches ``j``.
+    int or float
+        ``sum_j sum_v c_x^j(v) c_y^j(v)`` (times ``weights[v]``) over batches ``j``.
 
     Examples
     --------
@@ -345,8 +385,11 @@ def collision_counts_reference(endpoints_x, endpoints_y, n_batches, batch_size):
     for j in range(n_batches):
         vx, cx = np.unique(ex[j], return_counts=True)
         vy, cy = np.unique(ey[j], return_counts=True)
-        _, ix, iy = np.intersect1d(vx, vy, assume_unique=True, return_indices=True)
-        total += int(np.sum(cx[ix] * cy[iy]))
+        common, ix, iy = np.intersect1d(vx, vy, assume_unique=True, return_indices=True)
+        if weights is None:
+            total += int(np.sum(cx[ix] * cy[iy]))
+        else:
+            total += float(np.sum(cx[ix] * cy[iy] * np.asarray(weights)[common]))
     return total
 
 

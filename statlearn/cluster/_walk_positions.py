@@ -47,11 +47,11 @@ def walk_endpoints(g: GraphAccess, starts, keys, walk_ids, ts, *, backend="numba
                                                   np.asarray(ts_list, dtype=np.int64))
     if backend == "numba":
         with set_num_threads_ctx(n_jobs):
-            return walk_endpoints_kernel(g.indptr, g.indices, g.max_degree, starts, keys,
+            return walk_endpoints_kernel(g.indptr, g.indices, g.step_degree, starts, keys,
                                          walk_ids, np.asarray(ts_list, dtype=np.int64))
     xp = _namespace(backend)
     out = walk_endpoints_xp(xp.asarray(g.indptr.astype(np.int64)),
-                            xp.asarray(g.indices.astype(np.int64)), g.max_degree,
+                            xp.asarray(g.indices.astype(np.int64)), g.step_degree,
                             xp.asarray(starts), xp.asarray(keys), xp.asarray(walk_ids), ts_list)
     return to_numpy(out).astype(np.int64)
 
@@ -113,7 +113,7 @@ def walk_rows(g: GraphAccess, vertices, keys, first, count, t, *, out=None, step
         return out
     if backend == "numba" and g.has_csr:
         cumw = g.weights if g.weights is not None else np.zeros(0)
-        d = float(g.max_weight) if g.weights is not None else float(g.max_degree)
+        d = float(g.max_weight) if g.weights is not None else float(g.step_degree)
         with set_num_threads_ctx(n_jobs):
             advance_walks_kernel(g.indptr, g.indices, cumw, d, out, keys, int(first),
                                  int(step0), int(t - step0))

@@ -31,7 +31,7 @@ from statlearn.utils import (
 from statlearn.utils._validation import _scalar
 
 from ._graph import GraphAccess, as_graph_access
-from ._kernels import collision_counts_kernel
+from ._kernels import collision_counts_kernel, normalised_collision_sums_kernel
 from ._references import (
     _GOLDEN,
     _MASK,
@@ -132,7 +132,9 @@ def collision_counts(g: GraphAccess, xs, ys, keys, ts, n_batches, batch_size, *,
     the two count vectors); it requires ``n_batches == 1``. That number is
     what one batch of ``R`` walks counts, so the engines compute it that way
     (streaming the ``y`` side); the memory counters still report the earlier
-    oracles' ``2 R`` words.
+    oracles' ``2 R`` words. On a degree-normalised graph (``g.normalised``) the
+    walks are the degree-normalised ones and the result is the float64 sum of the
+    collision weights ``dbar / deg(v)`` (see :mod:`._kernels`).
     """
     xs = np.ascontiguousarray(xs, dtype=np.int64)
     ys = np.ascontiguousarray(ys, dtype=np.int64)
@@ -141,7 +143,7 @@ def collision_counts(g: GraphAccess, xs, ys, keys, ts, n_batches, batch_size, *,
     if prior and n_batches != 1:
         raise ValueError("the prior (unbatched) estimator uses a single batch.")
     if xs.size == 0:
-        return np.zeros((0, ts_arr.size), dtype=np.int64)
+        return np.zeros((0, ts_arr.size), dtype=np.float64 if g.normalised else np.int64)
     if not g.has_csr:
         return _collision_counts_object(g, xs, ys, keys, [int(t) for t in ts_arr],
                                         n_batches, batch_size)
@@ -149,15 +151,20 @@ def collision_counts(g: GraphAccess, xs, ys, keys, ts, n_batches, batch_size, *,
         # prior mode is one batch of R walks: sum_v c_x(v) c_y(v) is also what the kernel
         # counts when it streams the y walks against the sorted x endpoints
         with set_num_threads_ctx(n_jobs):
+            if g.normalised:
+                return normalised_collision_sums_kernel(g.indptr, g.indices, g.mean_degree,
+                                                        xs, ys, keys, ts_arr, n_batches,
+                                                        batch_size)
             return collision_counts_kernel(g.indptr, g.indices, g.max_degree, xs, ys, keys,
                                            ts_arr, n_batches, batch_size)
     xp = _namespace(backend)
     out = collision_counts_xp(
         xp.asarray(g.indptr.astype(np.int64, copy=False)),
         xp.asarray(g.indices.astype(np.int64, copy=False)),
-        g.max_degree, xp.asarray(xs), xp.asarray(ys), xp.asarray(keys),
-        [int(t) for t in ts_arr], n_batches, batch_size, prior=prior, lanes=n_jobs)
-    return to_numpy(out).astype(np.int64)
+        g.step_degree, xp.asarray(xs), xp.asarray(ys), xp.asarray(keys),
+        [int(t) for t in ts_arr], n_batches, batch_size, prior=prior, lanes=n_jobs,
+        dbar=g.mean_degree if g.normalised else None)
+    return to_numpy(out).astype(np.float64 if g.normalised else np.int64)
 
 
 _ESTIMATES_PER_CALL = 256
@@ -205,8 +212,8 @@ def _namespace(backend):
 
 # ---------------------------------------------------------------- public estimator
 def estimate_collision_probabilities(graph, x, y, *, walk_length, n_walks, batch_size=None,
-                                     prior=False, max_degree=None, backend="numba",
-                                     n_jobs=None, random_state=None):
+                                     prior=False, max_degree=None, walk="d-bounded",
+                                     backend="numba", n_jobs=None, random_state=None):
     """Batched Monte Carlo estimates of ``<p_x^t, p_y^t>`` (``EstRWDot``, Algorithm 1).
 
     For each pair, ``B = ceil(R / b)`` batches are run; batch ``j`` runs
@@ -237,9 +244,17 @@ def estimate_collision_probabilities(graph, x, y, *, walk_length, n_walks, batch
         is how it is computed.
     max_degree : int or None
         ``d`` of the ``d``-bounded convention; default the largest degree.
+    walk : {"d-bounded", "degree-normalised"}, default="d-bounded"
+        ``"degree-normalised"``: the lazy random walk of the graph (stay with
+        probability 1/2, else a uniform neighbour) and the collision
+        probability weighted by the inverse stationary distribution,
+        ``sum_v p_x^t(v) p_y^t(v) / (n pi(v))`` with ``pi(v) = deg(v) / 2m``
+        (each collision at ``v`` counts ``dbar / deg(v)``, ``dbar = 2m / n``;
+        1 on regular graphs). CSR graphs only.
     backend : {"numba", "numpy", "cupy"}, default="numba"
         Kernel over CSR arrays, or the vectorised array-API path on NumPy or
-        CuPy. All give identical numbers.
+        CuPy. All give identical numbers (for ``walk="degree-normalised"``
+        equal up to the order of the floating-point additions).
     n_jobs : int or None
         Numba threads, or on the array-API backends the number of
         pairs walked at once (each holding one batch: memory grows with it and
@@ -265,7 +280,9 @@ def estimate_collision_probabilities(graph, x, y, *, walk_length, n_walks, batch
     >>> bool(abs(z.mean() * 200 - 1) < 0.2)  # uniform limit: 1/n
     True
     """
-    g = graph if isinstance(graph, GraphAccess) else as_graph_access(graph, max_degree=max_degree)
+    check_option(walk, "walk", ("d-bounded", "degree-normalised"))
+    g = graph if isinstance(graph, GraphAccess) else as_graph_access(graph, max_degree=max_degree,
+                                                                      walk=walk)
     t = check_int(walk_length, "walk_length", low=0)
     r = check_int(n_walks, "n_walks", low=1)
     if batch_size is None:
