@@ -88,3 +88,106 @@ def test_contract_instances_fit_and_predict_reproducibly():
         a = clone(est).fit(X, y).predict_interval(X[:10])
         b = clone(est).fit(X, y).predict_interval(X[:10])
         np.testing.assert_array_equal(a, b)
+
+
+# ------------------------------------------------------------ cross-conformal, edges
+def _cross_data(n=60, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 2))
+    return X, X @ np.array([1.0, -0.5]) + rng.normal(size=n)
+
+
+def test_cross_bounds_refuse_negative_residuals_naming_them():
+    from statlearn.conformal import cross_conformal_bounds
+
+    P = np.zeros((2, 3))
+    raises(lambda: cross_conformal_bounds(P, np.array([0, 1, 0, 1]),
+                                          np.array([0.1, -0.2, 0.3, 0.4]), 0.2),
+           ValueError, names="residuals", shows=">= 0")
+
+
+def test_cross_evaluate_with_several_levels_reports_each():
+    from statlearn.conformal import CrossConformalRegressor
+
+    X, y = _cross_data()
+    est = CrossConformalRegressor(cv=3, alpha=[0.1, 0.3], random_state=0).fit(X, y)
+    res = est.evaluate(X[:20], y[:20])
+    iv = est.predict_interval(X[:20])
+    want = [np.mean((iv[:, 0, j] <= y[:20]) & (y[:20] <= iv[:, 1, j])) for j in range(2)]
+    np.testing.assert_array_equal(np.ravel(res.coverage), want)
+
+
+class _ByResponse:
+    """A splitter whose folds depend on y: rows sorted by y, dealt round-robin."""
+
+    def __init__(self, k):
+        self.k = k
+
+    def get_n_splits(self, X=None, y=None, groups=None):
+        return self.k
+
+    def split(self, X, y=None, groups=None):
+        if y is None:
+            raise ValueError("this splitter needs y")
+        order = np.argsort(y, kind="stable")
+        for f in range(self.k):
+            te = np.sort(order[f::self.k])
+            yield np.setdiff1d(np.arange(len(y)), te), te
+
+
+def test_a_splitter_that_reads_y_receives_it():
+    from statlearn.conformal import CrossConformalRegressor
+
+    X, y = _cross_data()
+    est = CrossConformalRegressor(cv=_ByResponse(3), random_state=0).fit(X, y)
+    order = np.argsort(y, kind="stable")
+    np.testing.assert_array_equal(est.fold_of_[order], np.arange(60) % 3)
+
+
+class _Partial:
+    """Test folds that leave the last row out of every fold."""
+
+    def get_n_splits(self, X=None, y=None, groups=None):
+        return 2
+
+    def split(self, X, y=None, groups=None):
+        n = len(X)
+        yield np.arange(n // 2, n - 1), np.arange(n // 2)
+        yield np.arange(n // 2), np.arange(n // 2, n - 1)
+
+
+def test_folds_that_miss_a_sample_are_refused_naming_cv():
+    from statlearn.conformal import CrossConformalRegressor
+
+    X, y = _cross_data()
+    raises(lambda: CrossConformalRegressor(cv=_Partial()).fit(X, y), ValueError,
+           names="cv", shows="1 appear in none")
+
+
+def _bad_shape_model():
+    from sklearn.base import BaseEstimator, RegressorMixin
+
+    class BadShape(RegressorMixin, BaseEstimator):
+        """Predictions of the wrong length once ``bad`` is set after fitting."""
+
+        def fit(self, X, y):
+            self.bad_ = False
+            return self
+
+        def predict(self, X):
+            return np.zeros(len(X) + 1 if self.bad_ else len(X))
+
+    return BadShape()
+
+
+def test_fold_and_full_predictions_of_the_wrong_shape_name_the_model():
+    from statlearn.conformal import CrossConformalRegressor
+
+    X, y = _cross_data()
+    est = CrossConformalRegressor(_bad_shape_model(), cv=3).fit(X, y)
+    for m in est.fold_estimators_:
+        m.bad_ = True
+    est.estimator_.bad_ = True
+    raises(lambda: est.fold_predictions(X[:5]), ValueError, names="estimator.predict",
+           shows="(5,)")
+    raises(lambda: est.predict(X[:5]), ValueError, names="estimator.predict", shows="(5,)")
