@@ -213,3 +213,67 @@ def test_the_clipping_warning_shows_the_interval_clipped_to():
     with pytest.warns(UserWarning, match=r"clipped to \[0\.05, 0\.95\]"):
         RelativeErrorEvaluator(nuisance="plugin", clip=0.05, random_state=0).fit(
             d.X, a, d.y, tau1=t1, tau2=t2)
+
+
+def test_a_column_of_candidate_predictions_is_read_as_a_vector():
+    d, t1, t2 = _reference()
+    flat = RelativeErrorEvaluator(random_state=0).fit(d.X, d.treatment, d.y, tau1=t1, tau2=t2)
+    col = RelativeErrorEvaluator(random_state=0).fit(d.X, d.treatment, d.y,
+                                                     tau1=t1[:, None], tau2=t2)
+    assert col.delta_ == flat.delta_ and col.se_ == flat.se_
+
+
+def test_relative_error_from_nuisances_names_the_second_candidate_and_reports_the_ess():
+    rng = np.random.default_rng(0)
+    n = 40
+    a = np.r_[np.ones(20), np.zeros(20)].astype(int)
+    y, mu0, mu1 = rng.normal(size=n), rng.normal(size=n), rng.normal(size=n)
+    e = rng.uniform(0.2, 0.8, size=n)
+    t1 = rng.normal(size=n)
+    bad = list(t1)
+    bad[3] = np.nan
+    raises(lambda: relative_error_from_nuisances(list(t1), bad, list(a), list(y), list(mu0),
+                                                 list(mu1), list(e)),
+           ValueError, names="tau2")
+    res = relative_error_from_nuisances(list(t1), list(np.zeros(n)), list(a), list(y),
+                                        list(mu0), list(mu1), list(e))
+    W = a / e + (1 - a) / (1 - e)  # the IPW weights; ESS = (sum W)^2 / sum W^2
+    assert res.ess == pytest.approx(W.sum() ** 2 / np.sum(W ** 2), rel=1e-12)
+
+
+def test_fit_without_a_candidate_names_both():
+    d, t1, _ = _reference(100)
+    raises(lambda: RelativeErrorEvaluator().fit(d.X, d.treatment, d.y, tau1=t1),
+           TypeError, names=["tau1", "tau2"])
+
+
+def test_balanced_mlp_fits_are_reproducible_from_random_state():
+    d, t1, t2 = _reference(300, seed=4)
+    fits = []
+    for _ in range(2):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            fits.append(RelativeErrorEvaluator(nuisance="balanced", representation="mlp",
+                                               random_state=7)
+                        .fit(d.X, d.treatment, d.y, tau1=t1, tau2=t2).delta_)
+    assert fits[0] == fits[1]
+
+
+def test_the_clipping_warning_gives_the_share_clipped():
+    d, t1, t2 = _reference(300, seed=3)
+    a = (d.X[:, 0] > 0.3).astype(int)
+    with pytest.warns(UserWarning, match="propensities") as caught:
+        ev = RelativeErrorEvaluator(nuisance="plugin", clip=0.05, random_state=0).fit(
+            d.X, a, d.y, tau1=t1, tau2=t2)
+    msg = next(str(w.message) for w in caught if "clipped" in str(w.message))
+    assert f"{ev.n_clipped_} of 300 propensities ({100 * ev.n_clipped_ / 300:.1f}%)" in msg
+
+
+def test_compare_warnings_point_at_the_caller():
+    d, t1, t2 = _reference(300, seed=3)
+    a = (d.X[:, 0] > 0.3).astype(int)
+    with pytest.warns(UserWarning) as caught:
+        RelativeErrorEvaluator(nuisance="balanced", clip=0.05, random_state=0).compare(
+            d.X, a, d.y, {"one": t1, "two": t2, "zero": np.zeros(300)})
+    pair = [w for w in caught if str(w.message).startswith("pair ")]
+    assert pair and all(w.filename == __file__ for w in pair)
