@@ -1,7 +1,8 @@
 """Check a statistical guarantee on your own setup, with a stated false-alarm rate.
 
 Monte Carlo guarantee checks (:func:`check_coverage` for conformal sets and
-intervals, :func:`check_fdr` for selectors, :func:`check_unlearning` for
+intervals, :func:`check_fdr` for selectors, :func:`check_risk` for risk controllers,
+:func:`check_unlearning` for
 certified unlearning, :func:`check_regret_slope` for bandit policies) run
 replications through the study runner (:func:`statlearn.simulation.run_study`,
 so ``n_jobs`` and the Dask backend work as in a study) and return a :class:`GuaranteeCheck` with
@@ -27,6 +28,7 @@ from ._bounds import mc_size
 from ._coverage import check_coverage
 from ._regret import check_regret_slope
 from ._results import GuaranteeCheck
+from ._risk import check_risk
 from ._selection import check_fdr
 from ._unlearning import check_unlearning
 
@@ -39,6 +41,7 @@ __all__ = [
     "check_coverage",
     "check_fdr",
     "check_regret_slope",
+    "check_risk",
     "check_unlearning",
     "mc_size",
     "suite_size",

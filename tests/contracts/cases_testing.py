@@ -7,12 +7,15 @@ import numpy as np
 from statlearn import testing as T
 from tests.contracts._framework import FunctionCase
 from tests.testing._planted import (
+    CRCOnUniform,
     OracleScoreSelector,
     SplitAbs,
+    crc_risk,
     make_unlearner,
     regression_data,
     selection_data,
     sqrt_regret,
+    uniform_data,
     unlearning_data,
 )
 
@@ -32,6 +35,9 @@ FUNCTIONS = [
     FunctionCase(T.check_fdr, lambda: {"make_selector": _selector,
                                        "make_data": selection_data, "alpha": 0.2,
                                        "n_reps": 20, "random_state": 0}),
+    FunctionCase(T.check_risk, lambda: {"make_controller": lambda: CRCOnUniform(0.3),
+                                        "make_data": uniform_data(9), "alpha": 0.3,
+                                        "n_reps": 20, "risk": crc_risk, "random_state": 0}),
     FunctionCase(T.check_unlearning, lambda: {"make_unlearner": make_unlearner,
                                               "make_data": unlearning_data, "n_reps": 3,
                                               "random_state": 0}),

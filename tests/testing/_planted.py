@@ -14,6 +14,8 @@ import math
 
 import numpy as np
 
+from statlearn.conformal import conformal_risk_control, learn_then_test
+
 
 class SplitAbs:
     """Split conformal interval ``[-q, q]`` for ``y`` from the scores ``|y|``.
@@ -131,3 +133,63 @@ def klucb_regret(rng, horizon=1000):
     from statlearn.bandits.causal import KLUCB, run_bandit
 
     return run_bandit(KLUCB(), [0.4, 0.6], horizon, random_state=rng)
+
+
+# ------------------------------------------------ risk controllers on U ~ Unif(0, 1)
+RISK_GRID = np.linspace(0.0, 1.0, 201)
+
+
+class CRCOnUniform:
+    def __init__(self, alpha, drop_bound_term=False):
+        self.alpha, self.drop = alpha, drop_bound_term
+
+    def fit(self, X, y=None):
+        U = np.asarray(X, dtype=float).ravel()
+        L = np.maximum(U[:, None] - RISK_GRID[None, :], 0.0)
+        if self.drop:  # planted: the B / (n + 1) term left out
+            ok = L.sum(axis=0) <= self.alpha * (U.size + 1)
+            self.lambda_ = float(RISK_GRID[np.argmax(ok)]) if ok.any() else 1.0
+        else:
+            self.lambda_ = float(conformal_risk_control(L, self.alpha,
+                                                        lambdas=RISK_GRID).lambda_hat)
+        return self
+
+
+class LTTOnUniform:
+    def __init__(self, alpha, delta, ignore_delta=False):
+        self.alpha, self.delta, self.ignore = alpha, delta, ignore_delta
+
+    def fit(self, X, y=None):
+        U = np.asarray(X, dtype=float).ravel()
+        desc = RISK_GRID[::-1]  # the most conservative first
+        L = (U[:, None] > desc[None, :]).astype(float)
+        if self.ignore:  # planted: the smallest lambda whose empirical risk meets alpha
+            ok = L.mean(axis=0) <= self.alpha
+            self.lambda_ = float(desc[ok][-1])
+        else:
+            res = learn_then_test(L, self.alpha, self.delta, lambdas=desc, pvalue="bentkus",
+                                  fwer="fixed_sequence", binary=True)
+            self.lambda_ = float(res.lambda_hat) if res.index >= 0 else 1.0
+        return self
+
+
+def uniform_data(n):
+    def make(rng):
+        return rng.random(n), None, None, None
+    return make
+
+
+def crc_risk(ctrl, X_test, y_test):
+    return (1.0 - ctrl.lambda_) ** 2 / 2.0  # E[(U - lambda)_+], exactly
+
+
+def ltt_risk(ctrl, X_test, y_test):
+    return 1.0 - ctrl.lambda_  # P(U > lambda), exactly
+
+
+class BoundaryNull:
+    """The least favourable case of the expectation check: risk 0.5 or 0, mean 0.3."""
+
+    def fit(self, X, y=None):
+        self.lambda_ = 0.0 if X[0] < 0.6 else 1.0  # risk (1 - lambda)^2 / 2 in {0.5, 0}
+        return self
