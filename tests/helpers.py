@@ -14,10 +14,12 @@ tests:
 from __future__ import annotations
 
 import re
+import sys
+import warnings
 
 import pytest
 
-__all__ = ["names_argument", "raises"]
+__all__ = ["names_argument", "raises", "spy_warnings"]
 
 
 def names_argument(exc, name):
@@ -52,3 +54,28 @@ def raises(call, exc=ValueError, *, names=None, shows=None, match=None):
     if match is not None:
         assert re.search(match, msg, flags=re.S), f"{match!r} not in: {msg}"
     return info.value
+
+
+def spy_warnings(monkeypatch, only=None):
+    """Record (message, category, file of the frame ``stacklevel`` points at) per warning.
+
+    mutmut's trampolines add frames between a caller and the mutated module's
+    functions; they are not counted, so the file is the one Python would show for
+    the unmutated code. With ``only`` (a predicate on the message text), other
+    warnings go to :func:`warnings.warn` as usual, so code that records warnings
+    of its own still sees them.
+    """
+    original, records = warnings.warn, []
+
+    def warn(message, category=None, stacklevel=1, **kwargs):
+        if only is not None and not only(str(message)):
+            return original(message, category, stacklevel=stacklevel + 1, **kwargs)
+        frame, level = sys._getframe(1), 1
+        while level < stacklevel:
+            frame = frame.f_back
+            if "mutmut" not in frame.f_code.co_filename:
+                level += 1
+        records.append((str(message), category or UserWarning, frame.f_code.co_filename))
+
+    monkeypatch.setattr(warnings, "warn", warn)
+    return records

@@ -8,39 +8,14 @@ value they show; values come from hand computation or from the reference LPs of
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import pytest
 
 from statlearn.calibration import MinimaxDecisionRule, TrustForecastRule
-from tests.helpers import raises
+from tests.helpers import raises, spy_warnings
 
 U = np.array([[0.0], [1.0]])
 C = np.array([0.4, 0.0])
-
-
-def _spy_warnings(monkeypatch):
-    """Record (message, category, file of the frame ``stacklevel`` points at) per warning.
-
-    mutmut's trampolines add frames between a caller and the mutated module's
-    functions; they are not counted, so the file is the one Python would show for
-    the unmutated code.
-    """
-    import sys
-
-    records = []
-
-    def warn(message, category=None, stacklevel=1, **kwargs):
-        frame, level = sys._getframe(1), 1
-        while level < stacklevel:
-            frame = frame.f_back
-            if "mutmut" not in frame.f_code.co_filename:
-                level += 1
-        records.append((str(message), category or UserWarning, frame.f_code.co_filename))
-
-    monkeypatch.setattr(warnings, "warn", warn)
-    return records
 
 
 # ------------------------------------------------------------------ _rules
@@ -172,7 +147,7 @@ def test_simplex_forecasts_with_negative_entries_are_refused():
 
 def test_the_clipping_warning_of_worst_case_value_points_at_the_callers_line(monkeypatch):
     rule = MinimaxDecisionRule(U, C).fit([0.2, 0.8])
-    got = _spy_warnings(monkeypatch)
+    got = spy_warnings(monkeypatch)
     rule.worst_case_value([0.2, 1.3], [[1.0, 0.0], [0.0, 1.0]])
     clipped = [w for w in got if "clipped" in w[0]]
     assert len(clipped) == 1 and "1 forecast(s)" in clipped[0][0]

@@ -20,35 +20,12 @@ from statlearn.hte import (
     relative_error_from_nuisances,
     relative_error_influence,
 )
-from tests.helpers import raises
+from tests.helpers import raises, spy_warnings
 
 A = [1, 0, 1]
 Y = [1.0, 2.0, 3.0]
 Z = [0.0, 0.0, 0.0]
 E = [0.5, 0.5, 0.5]
-
-
-def _spy_warnings(monkeypatch):
-    """Record (message, category, file of the frame ``stacklevel`` points at) per warning.
-
-    mutmut's trampolines add frames between a caller and the mutated module's
-    functions; they are not counted, so the file is the one Python would show for
-    the unmutated code.
-    """
-    import sys
-
-    records = []
-
-    def warn(message, category=None, stacklevel=1, **kwargs):
-        frame, level = sys._getframe(1), 1
-        while level < stacklevel:
-            frame = frame.f_back
-            if "mutmut" not in frame.f_code.co_filename:
-                level += 1
-        records.append((str(message), category or UserWarning, frame.f_code.co_filename))
-
-    monkeypatch.setattr(warnings, "warn", warn)
-    return records
 
 
 # ------------------------------------------------------------------ _scores
@@ -140,7 +117,7 @@ def test_identical_candidates_compare_without_numerical_warnings():
 
 def test_poor_overlap_in_compare_warns_at_the_callers_line(monkeypatch):
     X, a, y, x = _data(400, overlap=False)
-    got = _spy_warnings(monkeypatch)
+    got = spy_warnings(monkeypatch)
     RelativeErrorEvaluator(random_state=0, clip=0.1).compare(X, a, y, {"one": x, "zero": 0 * x})
     clipped = [w for w in got if "clipped" in w[0]]
     assert len(clipped) == 1 and clipped[0][1] is UserWarning
@@ -272,26 +249,12 @@ def test_the_clipping_warning_gives_the_share_clipped():
 def test_compare_warnings_point_at_the_caller(monkeypatch):
     # the per-pair warnings are recorded inside compare and re-emitted once, as
     # "pair ... (and possibly others)"; only those pass through the frame spy
-    import sys
-
     d, t1, t2 = _reference(300, seed=3)
     a = (d.X[:, 0] > 0.3).astype(int)
-    original, got = warnings.warn, []
-
-    def warn(message, category=None, stacklevel=1, **kwargs):
-        if not str(message).startswith("pair "):
-            return original(message, category, stacklevel=stacklevel + 1, **kwargs)
-        frame, level = sys._getframe(1), 1
-        while level < stacklevel:
-            frame = frame.f_back
-            if "mutmut" not in frame.f_code.co_filename:
-                level += 1
-        got.append(frame.f_code.co_filename)
-
-    monkeypatch.setattr(warnings, "warn", warn)
+    got = spy_warnings(monkeypatch, only=lambda message: message.startswith("pair "))
     RelativeErrorEvaluator(nuisance="balanced", clip=0.05, random_state=0).compare(
         d.X, a, d.y, {"one": t1, "two": t2, "zero": np.zeros(300)})
-    assert got and all(f == __file__ for f in got)
+    assert got and all(w[2] == __file__ for w in got)
 
 
 def test_fit_without_a_candidate_says_what_fit_needs():
