@@ -333,8 +333,11 @@ class TimeSeriesRegressor(FitStateMixin, RegressorMixin, BaseEstimator):
             out[s:s + step] = np.median(np.nanmedian(vals, axis=2), axis=1)
         return out
 
-    def _check_X(self, X, name="X"):
+    def _check_X(self, X):
         X = float64_features(X)
+        if getattr(X, "ndim", 2) == 1:
+            raise ValueError("X must be 2-D, got a 1-D array: Reshape your data with "
+                             "X.reshape(-1, 1) (one feature) or X.reshape(1, -1) (one row).")
         validate_data(self, X, skip_check_array=True, reset=False)
         return X
 
