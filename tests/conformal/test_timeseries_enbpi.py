@@ -119,6 +119,22 @@ def test_aci_level_moves_after_each_row():
     assert w[np.argmin(path[:-1])] >= w[0]
 
 
+def test_aci_estimator_equals_the_score_stream_version():
+    """Symmetric ACI on the estimator is ACI on the scores |y - f(x)| with a window of n."""
+    from statlearn.conformal import adaptive_conformal_inference
+
+    X, y = _series(10, 260)
+    y[120:] *= 1.5
+    reg = TimeSeriesRegressor(Ridge(), method="aci", gamma=0.03, n_resamplings=15,
+                              random_state=0).fit(X[:100], y[:100])
+    cal = np.abs(reg.residuals_)
+    scores = np.abs(y[100:] - reg.predict(X[100:]))
+    reg.update(X[100:], y[100:])
+    res = adaptive_conformal_inference(scores, cal, alpha=0.1, gamma=0.03, window=100)
+    np.testing.assert_array_equal(np.array(reg.errors_), res.errors)
+    np.testing.assert_allclose(reg.alpha_path_, res.alphas, rtol=1e-12, atol=1e-15)
+
+
 def test_aci_empty_and_full_sets():
     X, y = _series(4, 60)
     reg = TimeSeriesRegressor(Ridge(), method="aci", n_resamplings=15, random_state=0)
@@ -200,6 +216,10 @@ def test_bad_data():
         reg.update(X[:5], y_nan[:5])
     with pytest.raises(ValueError, match="same number of rows"):
         reg.update(X[:5], y[:4])
+    X_nan = X[:5].copy()
+    X_nan[0, 0] = np.nan
+    with pytest.raises(ValueError, match="X"):
+        reg.update(X_nan, y[:5])
     with pytest.raises(ValueError, match="batch_size"):
         reg.predict_interval_online(X[:5], y[:5], batch_size=0)
     aci = TimeSeriesRegressor(method="aci", n_resamplings=15, random_state=0).fit(X, y)
