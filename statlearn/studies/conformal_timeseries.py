@@ -45,10 +45,10 @@ N_TRAIN = 800
 METHODS = ("split", "EnbPI", "ACI")
 
 PAPER_CLAIMS = (
-    "Xu & Xie (2021), Sec. 5 (solar and wind power series, 1 - alpha = 0.9): EnbPI "
+    "Xu & Xie (2021), experiments (solar and wind power series, 1 - alpha = 0.9): EnbPI "
     "intervals keep coverage close to 0.9 on dependent data, where methods that assume "
     "exchangeability fall short or give wider intervals.",
-    "Gibbs & Candes (2021), Sec. 3 (stock volatility, election forecasts): ACI's running "
+    "Gibbs & Candes (2021), experiments (stock volatility, election forecasts): ACI's running "
     "coverage stays close to the target over time, while the same conformal method with "
     "a fixed level drifts away from it under distribution shift.",
 )

@@ -51,7 +51,7 @@ def aci_update(alpha_t, miscovered, alpha, gamma):
     References
     ----------
     Gibbs & Candes (2021), "Adaptive conformal inference under distribution
-    shift", NeurIPS 34, Sec. 2, eq. (2).
+    shift", NeurIPS 34, eq. (2).
 
     Examples
     --------
@@ -209,8 +209,8 @@ def adaptive_conformal_inference(scores, calibration_scores, alpha=0.1, gamma=0.
     empty set, when ``alpha_t >= 1``). Then ``err_t = 1{s_t > threshold}``,
     ``alpha_{t+1} = alpha_t + gamma (alpha - err_t)`` (:func:`aci_update`),
     and ``s_t`` joins the window (the oldest score leaves it when ``window``
-    is set). Gibbs & Candes (2021), Sec. 2 and Algorithm 1 of their
-    Appendix A with a fixed score function.
+    is set). Gibbs & Candes (2021), eq. (2), with a fixed score function and
+    a sliding calibration window.
 
     Guarantee (their Proposition 4.1), for every score sequence, adversarial
     or not: ``|mean(err) - alpha| <= (max(alpha_1, 1 - alpha_1) + gamma) /

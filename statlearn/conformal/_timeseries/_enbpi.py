@@ -92,7 +92,7 @@ class _Resampler(HasMethods):
 class TimeSeriesRegressor(FitStateMixin, RegressorMixin, BaseEstimator):
     """Prediction intervals for time series: EnbPI, and ACI on the EnbPI intervals.
 
-    ``fit`` (Xu & Xie, 2021, Algorithm 1, lines 1-8) fits ``B`` clones of
+    ``fit`` (Xu & Xie, 2021, Algorithm 1, its training steps) fits ``B`` clones of
     ``estimator`` on bootstrap resamples ``S_b`` of the training rows (in
     parallel with joblib). For each training point ``i`` the leave-one-out
     ensemble ``f_{-i}(x) = phi{f_b(x) : i not in S_b}`` aggregates only the
@@ -107,7 +107,7 @@ class TimeSeriesRegressor(FitStateMixin, RegressorMixin, BaseEstimator):
       ``k = ceil((1 - alpha / 2)(n + 1))`` (equal tails).
 
     A rank above ``n`` gives infinite bounds. :meth:`update` (Algorithm 1,
-    lines 10-13) adds the residuals of newly observed points to the window
+    its update step) adds the residuals of newly observed points to the window
     and drops as many of the oldest, so the window keeps its length ``n`` and
     follows the series; the models are never refitted.
 
@@ -124,7 +124,7 @@ class TimeSeriesRegressor(FitStateMixin, RegressorMixin, BaseEstimator):
     Guarantees: EnbPI's coverage is approximate, ``1 - alpha`` up to terms
     that vanish as ``n`` grows when the errors are stationary and strongly
     mixing and the ensemble estimates the regression function well (Xu & Xie,
-    2021, Sec. 4); ACI's long-run bound above holds for any sequence.
+    2021, their theory section); ACI's long-run bound above holds for any sequence.
 
     Parameters
     ----------
