@@ -11,13 +11,16 @@ their coverage and width metrics; risk control beyond miscoverage: conformal
 risk control (Angelopoulos et al., ICLR 2024) and learn-then-test with
 Hoeffding, Bentkus and Hoeffding-Bentkus p-values and Bonferroni, Holm or
 fixed-sequence family-wise error control (Angelopoulos et al., 2025), with
-multi-label and binary risk controllers around a classifier.
+multi-label and binary risk controllers around a classifier; intervals for
+time series that are not exchangeable: EnbPI (Xu & Xie, ICML 2021) and
+adaptive conformal inference (Gibbs & Candes, NeurIPS 2021).
 
 The code is cut by concept: a shared core (:mod:`._core`: quantile rank,
 p-values, thresholds, array-likes) under three sub-areas that never import
 each other, classification sets (:mod:`._classification`), regression
 intervals (:mod:`._regression`), selection (:mod:`._selection`) and risk
-control (:mod:`._risk`); the
+control (:mod:`._risk`), and time series (:mod:`._timeseries`, which may
+also use the regression area's input checks); the
 Numba kernels are in :mod:`._kernels`. Every public name is re-exported here.
 """
 
@@ -90,8 +93,17 @@ from ._selection import (
     mccs,
     region_scores,
 )
+from ._timeseries import (
+    ACIResult,
+    TimeSeriesRegressor,
+    aci_miscoverage_bound,
+    aci_update,
+    adaptive_conformal_inference,
+    block_bootstrap_indices,
+)
 
 __all__ = [
+    "ACIResult",
     "BinaryRiskController",
     "ConformalSelector",
     "CrossConformalRegressor",
@@ -108,10 +120,15 @@ __all__ = [
     "SmallCalibrationWarning",
     "SplitConformalClassifier",
     "SplitConformalRegressor",
+    "TimeSeriesRegressor",
+    "aci_miscoverage_bound",
+    "aci_update",
+    "adaptive_conformal_inference",
     "aps_scores",
     "bentkus_pvalue",
     "bh_select",
     "binary_losses",
+    "block_bootstrap_indices",
     "cfbh",
     "class_conditional_coverage",
     "conformal_pvalues",
