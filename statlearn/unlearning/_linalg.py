@@ -74,9 +74,18 @@ def factor_with_jitter(H, xp, name="Hessian"):
 def solve_lower(L, B, xp, trans=False):
     """Solve ``L X = B`` (or ``L^T X = B`` when ``trans``) for lower-triangular ``L``."""
     if is_numpy_namespace(xp):
-        from scipy.linalg import solve_triangular
+        # LAPACK's trtrs directly (what scipy.linalg.solve_triangular calls, without its
+        # per-call wrapper overhead); a C-ordered L is passed as the F-ordered upper L^T
+        from scipy.linalg.lapack import get_lapack_funcs
 
-        return solve_triangular(L, B, lower=True, trans="T" if trans else "N", check_finite=False)
+        (trtrs,) = get_lapack_funcs(("trtrs",), (L, B))
+        if L.flags.f_contiguous:
+            x, info = trtrs(L, B, lower=1, trans=1 if trans else 0)
+        else:
+            x, info = trtrs(L.T, B, lower=0, trans=0 if trans else 1)
+        if info != 0:
+            raise np.linalg.LinAlgError(f"triangular solve failed (LAPACK info {info}).")
+        return x
     if is_cupy_namespace(xp):  # pragma: no cover - needs a GPU
         from cupyx.scipy.linalg import solve_triangular
 
