@@ -96,7 +96,9 @@ class NewtonUnlearner(ReleasedModelPredictions, FitStateMixin, BaseEstimator):
         (a quasi-Newton step, still verified).
     assume_optimal : bool, default=False
         Use only the removed points for the gradient (valid when the current
-        point is the exact minimiser); the default uses the full retained gradient.
+        point is the exact minimiser); the default uses the full retained
+        gradient, exactly: the one kept from ``fit`` (or from the previous
+        request's certificate) minus the removed rows' terms, ``O(m p)``.
     add_noise_on_empty : bool, default=True
         An empty request still releases ``beta + b`` with the noise of a
         one-point request; ``False`` makes it a no-op.
