@@ -36,9 +36,9 @@ with ``ratio-same = fit / (sp-lbfgs + Hessian + factor)``.
 ``--requests`` times one request (logistic, lambda = 0.5, m = 10, no intercept)
 at n = 1e5, p = 200 and n = p = 2000, with the verification on (the default) and
 off, against a refit to the same accuracy on the retained rows:
-``LogisticRegression(C=1/lambda, fit_intercept=False, tol=1e-10)`` (lbfgs; its
-default tolerance stops at its first gradient check on these data and returns
-zero, so it is no baseline); ``|refit - exact|`` is its distance to the exact
+``LogisticRegression(C=1/lambda, fit_intercept=False, tol=1e-10)`` (lbfgs; with
+its default tolerance it stops at its first gradient check at n = 1e5, p = 200 and
+returns zero, so that is no baseline); ``|refit - exact|`` is its distance to the exact
 retrain. ``same`` is a refit certified to the Newton output's accuracy: SciPy's
 L-BFGS-B from zero stopped only by ``||grad||_2 <= lambda * cert`` (``gtol`` on the
 max-norm divided by sqrt(p), ``ftol = 0``). ``--grid`` prints the same ratios on

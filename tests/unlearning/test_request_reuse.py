@@ -6,7 +6,9 @@ removed now: the retained gradient is linear in the rows, so this is the
 same value as a pass over the kept rows, at any point (no optimality
 assumed). The certificate's gradient is one blocked pass over ``X``. These
 tests compare both against the definitions (``_reference``), against the
-estimator with the kept gradient switched off, and count the passes.
+estimator with the kept gradient switched off, and count the passes; the
+triangular solves (LAPACK ``trtrs`` on either memory order of the factor) are
+compared with dense solves.
 """
 
 from __future__ import annotations
@@ -172,3 +174,28 @@ def test_a_kept_gradient_of_another_point_is_not_used():
     _quiet_unlearn(est, [5, 6])
     _without_kept_gradient(ref, [5, 6])
     np.testing.assert_allclose(est.coef_, ref.coef_, rtol=1e-10, atol=1e-13)
+
+
+# ------------------------------------------------------------------ the triangular solves
+@pytest.mark.parametrize("order", ["C", "F"])
+@pytest.mark.parametrize("trans", [False, True])
+@pytest.mark.parametrize("ncols", [None, 4])
+def test_triangular_solve_in_either_memory_order(order, trans, ncols):
+    from statlearn.unlearning._linalg import solve_lower
+
+    rng = np.random.default_rng(5)
+    L = np.tril(rng.standard_normal((30, 30))) + 6.0 * np.eye(30)
+    B = rng.standard_normal(30) if ncols is None else rng.standard_normal((30, ncols))
+    got = solve_lower(np.asarray(L, order=order), B, np, trans=trans)
+    ref = np.linalg.solve(L.T if trans else L, B)
+    assert got.shape == B.shape
+    np.testing.assert_allclose(got, ref, rtol=1e-10, atol=1e-13)
+
+
+def test_triangular_solve_with_a_zero_pivot_raises():
+    from statlearn.unlearning._linalg import solve_lower
+
+    L = np.tril(np.ones((4, 4)))
+    L[2, 2] = 0.0
+    with pytest.raises(np.linalg.LinAlgError, match="triangular solve"):
+        solve_lower(L, np.ones(4), np)
