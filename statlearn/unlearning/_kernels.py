@@ -23,6 +23,17 @@ __all__ = ["downdated_gradient", "retained_gradient"]
 _BLOCK_BYTES = 1 << 20
 
 
+def _first_derivative_inplace(z, y, loss):
+    """``l'(y | z)`` written over ``z`` (NumPy): ``z - y``, ``sigmoid(z) - y``, ``e^z - y``."""
+    if loss == "logistic":
+        from scipy.special import expit
+
+        expit(z, out=z)
+    elif loss == "poisson":
+        np.exp(z, out=z)
+    z -= y
+
+
 def retained_gradient(X, y, beta, mask, loss, pen, xp, shift=None):
     """Gradient ``X^T (mask * l'(y | X beta)) + pen * beta (+ shift)`` in one pass over ``X``.
 
@@ -73,11 +84,14 @@ def retained_gradient(X, y, beta, mask, loss, pen, xp, shift=None):
         n, p = X.shape
         rows = max(64, _BLOCK_BYTES // (8 * max(p, 1)))
         g = np.zeros(p)
+        buf = np.empty(min(rows, n))
         for start in range(0, n, rows):
             Xb = X[start:start + rows]
-            d1, _ = loss_derivatives(y[start:start + rows], Xb @ beta, loss, np)
+            d1 = buf[:Xb.shape[0]]
+            np.dot(Xb, beta, out=d1)
+            _first_derivative_inplace(d1, y[start:start + rows], loss)
             if mask is not None:
-                d1 = d1 * mask[start:start + rows]
+                d1 *= mask[start:start + rows]
             g += d1 @ Xb
     else:
         d1, _ = loss_derivatives(y, X @ beta, loss, xp)
