@@ -33,7 +33,22 @@ scikit-learn's lbfgs stops on its relative-decrease rule before the gradient rul
 same objective with ``gtol = 1e-10 * lambda`` and the relative-decrease rule off),
 with ``ratio-same = fit / (sp-lbfgs + Hessian + factor)``.
 
-Usage: ``python benchmarks/bench_unlearning.py [--quick] [--noise-cost | --fit]``
+``--requests`` times one request (logistic, lambda = 0.5, m = 10, no intercept)
+at n = 1e5, p = 200 and n = p = 2000, with the verification on (the default) and
+off, against a refit to the same accuracy on the retained rows:
+``LogisticRegression(C=1/lambda, fit_intercept=False, tol=1e-10)`` (lbfgs; with
+its default tolerance it stops at its first gradient check at n = 1e5, p = 200 and
+returns zero, so that is no baseline); ``|refit - exact|`` is its distance to the exact
+retrain. ``same`` is a refit certified to the Newton output's accuracy: SciPy's
+L-BFGS-B from zero stopped only by ``||grad||_2 <= lambda * cert`` (``gtol`` on the
+max-norm divided by sqrt(p), ``ftol = 0``). ``--grid`` prints the same ratios on
+n in {1e3, 1e4, 1e5} and p in {20, 200, 2000} (n p <= 2e7). ``--cpu-time`` times
+these two with the CPU time of the process instead of wall time (on a loaded
+machine, with one BLAS thread, ``OPENBLAS_NUM_THREADS=1``, it counts the work and
+not the waiting).
+
+Usage: ``python benchmarks/bench_unlearning.py [--quick] [--noise-cost | --fit | --requests
+| --grid] [--cpu-time]``
 """
 
 from __future__ import annotations
@@ -50,14 +65,17 @@ from sklearn.linear_model import LogisticRegression
 from statlearn.unlearning import NewtonUnlearner, UnlearningWarning, make_glm_data
 
 LAM = 0.5
+#: the clock of the timings: wall time, or with ``--cpu-time`` the CPU time of this
+#: process (on a loaded machine with one BLAS thread, the work itself)
+CLOCK = time.perf_counter
 
 
 def _time(f, repeat):
     best = np.inf
     for _ in range(repeat):
-        t0 = time.perf_counter()
+        t0 = CLOCK()
         f()
-        best = min(best, time.perf_counter() - t0)
+        best = min(best, CLOCK() - t0)
     return best
 
 
@@ -65,9 +83,9 @@ def _timed_unlearn(fitted, idx, repeat):
     best = np.inf
     for _ in range(repeat):
         est = copy.deepcopy(fitted)
-        t0 = time.perf_counter()
+        t0 = CLOCK()
         est.unlearn(idx)
-        best = min(best, time.perf_counter() - t0)
+        best = min(best, CLOCK() - t0)
     return best, est.unlearn_report_
 
 
@@ -178,6 +196,63 @@ def _fit_row(n, p):
           f"{np.linalg.norm(beta - sp):>12.1e}", flush=True)
 
 
+def _request_row(n, p, m=10, repeat=9):
+    """One row of the request table: unlearn (verify on / off) against a same-accuracy refit."""
+    X, y, _ = make_glm_data(n, p, random_state=0)
+    idx = np.random.default_rng(m).choice(n, m, replace=False)
+    keep = np.setdiff1d(np.arange(n), idx)
+    Xk, yk = X[keep], y[keep]
+    fitted = {v: NewtonUnlearner(alpha=LAM, fit_intercept=False, verify=v, random_state=0)
+              .fit(X, y) for v in (True, False)}
+    t_on, rep_on = _timed_unlearn(fitted[True], idx, repeat)
+    t_off, _ = _timed_unlearn(fitted[False], idx, repeat)
+    refit = LogisticRegression(C=1 / LAM, fit_intercept=False, tol=1e-10, max_iter=10_000)
+    t_ref = _time(lambda: refit.fit(Xk, yk), 3)
+    exact = fitted[True].retrain_reference(idx)
+    err = np.linalg.norm(refit.coef_[0] - exact)
+    # a refit certified to the Newton output's accuracy: ||grad||_2 <= lambda * cert
+    gtol = LAM * rep_on.delta_cert / np.sqrt(p)
+    t_same = _time(lambda: _scipy_refit(Xk, yk, gtol), 3)
+    err_same = np.linalg.norm(_scipy_refit(Xk, yk, gtol) - exact)
+    print(f"{n:>7} {p:>5} {m:>3} {t_on * 1e3:>9.2f} {t_off * 1e3:>9.2f} {t_ref * 1e3:>9.1f} "
+          f"{int(refit.n_iter_[0]):>6} {t_ref / t_on:>7.1f} {t_ref / t_off:>7.1f} "
+          f"{rep_on.delta_cert:>9.1e} {err:>12.1e} {t_same * 1e3:>9.1f} "
+          f"{t_same / t_on:>7.1f} {t_same / t_off:>7.1f} {err_same:>9.1e} "
+          f"{rep_on.fallback!s:>8}", flush=True)
+
+
+def _scipy_refit(X, y, gtol):
+    """SciPy's L-BFGS-B from zero on the retained objective, stopped by the gradient only."""
+    def fg(b):
+        z = X @ b
+        val = np.logaddexp(0.0, z).sum() - y @ z + 0.5 * LAM * (b @ b)
+        return val, X.T @ (1.0 / (1.0 + np.exp(-z)) - y) + LAM * b
+    return minimize(fg, np.zeros(X.shape[1]), jac=True, method="L-BFGS-B",
+                    options={"gtol": gtol, "ftol": 0.0, "maxiter": 10_000}).x
+
+
+def requests(grid: bool) -> None:
+    """One request against a refit to the same accuracy (times in ms, best of repeats)."""
+    warnings.simplefilter("ignore", UnlearningWarning)
+    if grid:
+        sizes = [(n, p) for n in (1000, 10_000, 100_000) for p in (20, 200, 2000)
+                 if n * p <= 20_000_000]
+    else:
+        sizes = [(100_000, 200), (2000, 2000)]
+    clock = "CPU" if CLOCK is time.process_time else "wall"
+    print(f"{clock} times in ms (unlearn: best of 9 on copies of one fit; refit: best of 3);\n"
+          "refit = LogisticRegression(C=2, fit_intercept=False, tol=1e-10) on the kept rows;\n"
+          "x on / x off = refit / unlearn with verify=True / False; cert = certified bound on\n"
+          "||Newton output - exact retrain||, |refit - exact| = the refit's own error;\n"
+          "same = SciPy L-BFGS-B refit stopped at ||grad|| <= lambda * cert (certified to the\n"
+          "Newton output's accuracy), xs on / xs off its ratios, |same - exact| its error")
+    print(f"{'n':>7} {'p':>5} {'m':>3} {'verify':>9} {'no-verify':>9} {'refit':>9} "
+          f"{'iters':>6} {'x on':>7} {'x off':>7} {'cert':>9} {'|refit-exact|':>12} "
+          f"{'same':>9} {'xs on':>7} {'xs off':>7} {'|same-exact|':>9} {'fallback':>8}")
+    for n, p in sizes:
+        _request_row(n, p)
+
+
 def noise_cost(n_draws: int = 50) -> None:
     """Accuracy lost to the noise at several m/n (score without noise vs with noise)."""
     from sklearn.datasets import load_breast_cancer, load_diabetes
@@ -215,6 +290,10 @@ def noise_cost(n_draws: int = 50) -> None:
 if __name__ == "__main__":
     if "--noise-cost" in sys.argv[1:]:
         noise_cost(20 if "--quick" in sys.argv[1:] else 50)
+    elif "--requests" in sys.argv[1:] or "--grid" in sys.argv[1:]:
+        if "--cpu-time" in sys.argv[1:]:
+            CLOCK = time.process_time
+        requests("--grid" in sys.argv[1:])
     elif "--fit" in sys.argv[1:]:
         fit_cost("--quick" in sys.argv[1:])
     else:

@@ -20,6 +20,7 @@ from ..utils._validation import _scalar
 from ._glm import LOSSES, SOLVERS, glm_solve, newton_solve, objective_hessian
 from ._inputs import check_xp_design, glm_targets, host_targets
 from ._intercept import with_profiled_intercept
+from ._kernels import retained_gradient
 from ._linalg import factor_with_jitter
 from ._mechanisms import MECHANISMS, request_radius
 from ._prediction import ReleasedModelPredictions
@@ -95,7 +96,9 @@ class NewtonUnlearner(ReleasedModelPredictions, FitStateMixin, BaseEstimator):
         (a quasi-Newton step, still verified).
     assume_optimal : bool, default=False
         Use only the removed points for the gradient (valid when the current
-        point is the exact minimiser); the default uses the full retained gradient.
+        point is the exact minimiser); the default uses the full retained
+        gradient, exactly: the one kept from ``fit`` (or from the previous
+        request's certificate) minus the removed rows' terms, ``O(m p)``.
     add_noise_on_empty : bool, default=True
         An empty request still releases ``beta + b`` with the noise of a
         one-point request; ``False`` makes it a no-op.
@@ -374,6 +377,10 @@ class NewtonUnlearner(ReleasedModelPredictions, FitStateMixin, BaseEstimator):
                 allow_singular=self._cfg.allow_singular)
         self._beta_fit = beta
         self._beta = beta
+        # gradient of the objective at the noise-free state on the rows kept, with the
+        # point it belongs to: requests downdate it instead of passing over the data
+        self._state_grad = (beta, retained_gradient(X, self._y, beta, None, self._cfg.loss,
+                                                    self._pen, xp, shift=self._shift))
         self.hessian_cholesky_ = None
         if self._cfg.store_hessian and alpha > 0:
             if factor is None:
@@ -516,6 +523,7 @@ class NewtonUnlearner(ReleasedModelPredictions, FitStateMixin, BaseEstimator):
             released = beta + asarray_like(b, beta)
         released = self._with_profiled_intercept(released, ret.mask_host)
         self._beta = beta
+        self._state_grad = info.get("state_gradient")
         self.removed_ = removed
         self._release(released)
         delta_cert = info["delta_cert"]

@@ -40,6 +40,10 @@ LOSSES = ("squared", "logistic", "poisson")
 
 
 def _sigmoid(z, xp):
+    if isinstance(z, np.ndarray):
+        from scipy.special import expit
+
+        return expit(z)  # one pass, no temporaries (the same values up to rounding)
     e = xp.exp(-xp.abs(z))
     return xp.where(z >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
 

@@ -17,11 +17,6 @@ from ..utils import asarray_like, to_numpy
 __all__ = ["profiled_intercept", "with_profiled_intercept"]
 
 
-def _expit(z):
-    e = np.exp(-np.abs(z))
-    return np.where(z >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
-
-
 def profiled_intercept(z, y, loss):
     """Exact minimiser over ``b`` of ``sum_i l(y_i | z_i + b)`` (host arrays).
 
@@ -53,6 +48,7 @@ def profiled_intercept(z, y, loss):
     1.098612
     """
     from scipy.optimize import brentq
+    from scipy.special import expit
 
     if loss == "squared":
         return float(np.mean(y - z))
@@ -70,7 +66,7 @@ def profiled_intercept(z, y, loss):
     target = math.log(sy / (n_keep - sy))
 
     def excess(b):
-        return float(np.sum(_expit(z + b))) - sy
+        return float(np.sum(expit(z + b))) - sy
 
     lo, hi = target - float(z.max()) - 1.0, target - float(z.min()) + 1.0
     return float(brentq(excess, lo, hi, xtol=1e-15, rtol=4 * np.finfo(float).eps,

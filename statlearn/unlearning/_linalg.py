@@ -74,9 +74,18 @@ def factor_with_jitter(H, xp, name="Hessian"):
 def solve_lower(L, B, xp, trans=False):
     """Solve ``L X = B`` (or ``L^T X = B`` when ``trans``) for lower-triangular ``L``."""
     if is_numpy_namespace(xp):
-        from scipy.linalg import solve_triangular
+        # LAPACK's trtrs directly (what scipy.linalg.solve_triangular calls, without its
+        # per-call wrapper overhead); a C-ordered L is passed as the F-ordered upper L^T
+        from scipy.linalg.lapack import get_lapack_funcs
 
-        return solve_triangular(L, B, lower=True, trans="T" if trans else "N", check_finite=False)
+        (trtrs,) = get_lapack_funcs(("trtrs",), (L, B))
+        if L.flags.f_contiguous:
+            x, info = trtrs(L, B, lower=1, trans=1 if trans else 0)
+        else:
+            x, info = trtrs(L.T, B, lower=0, trans=0 if trans else 1)
+        if info != 0:
+            raise np.linalg.LinAlgError(f"triangular solve failed (LAPACK info {info}).")
+        return x
     if is_cupy_namespace(xp):  # pragma: no cover - needs a GPU
         from cupyx.scipy.linalg import solve_triangular
 
@@ -97,16 +106,20 @@ def woodbury_downdate_solve(L, U, v, xp):
     ``W = L^{-1} U^T`` we have ``H - U^T U = L (I - W W^T) L^T`` and
     ``(I - W W^T)^{-1} = I + W (I_m - W^T W)^{-1} W^T``, so only an ``m x m``
     positive definite system is factorised. No weight is ever inverted, so
-    logistic weights close to zero are harmless. Cost ``O(p^2 m + m^3)``.
+    logistic weights close to zero are harmless. Cost ``O(p^2 m + m^3)``, and
+    ``L`` is read twice: ``W`` and ``t = L^{-1} v`` come from one triangular
+    solve with the ``m + 1`` right-hand sides ``[U^T, v]``, then one solve with
+    ``L^T``.
 
     Raises :class:`CholeskyError` if ``I_m - W^T W`` is not numerically
     positive definite (the caller then assembles the Hessian directly).
     """
     m = U.shape[0]
-    t = solve_lower(L, v, xp)
     if m == 0:
-        return solve_lower(L, t, xp, trans=True)
-    W = solve_lower(L, U.T, xp)
+        return cho_solve(L, v, xp)
+    rhs = xp.concat([U.T, xp.expand_dims(v, axis=1)], axis=1)
+    sol = solve_lower(L, rhs, xp)
+    W, t = sol[:, :m], sol[:, m]
     C = xp.eye(m, dtype=W.dtype, device=device(W)) - W.T @ W
     Lc = cholesky_lower(C, xp)
     s = W @ cho_solve(Lc, W.T @ t, xp)

@@ -30,6 +30,7 @@ from sklearn.exceptions import ConvergenceWarning
 from ..utils import asarray_like, to_numpy
 from ..utils._array_api import device
 from ._glm import loss_derivatives, objective_hessian
+from ._kernels import downdated_gradient
 from ._linalg import CholeskyError, cho_solve, factor_with_jitter, woodbury_downdate_solve
 from ._privacy import compose_gdp, draw_noise, guo_noise_std, noise_radius, sekhari_noise_std
 from ._warnings import UnlearningWarning
@@ -197,14 +198,22 @@ class Mechanism:
         The first step of a request downdates the stored Cholesky factor of the
         full Hessian by Woodbury (``"stored"``) when there is one; otherwise, or
         when the downdate is not numerically positive definite, the retained
-        Hessian is assembled at ``beta`` (``"direct"``).
+        Hessian is assembled at ``beta`` (``"direct"``). The first step's gradient
+        is the one kept at ``beta`` for the rows kept before the request
+        (``est._state_grad``, from ``fit`` or the previous certificate) minus the
+        terms of the rows removed now (``O(m p)``, the same value as a pass over
+        the kept rows); without it, a pass over the kept rows.
         """
         xp = est._xp
         cfg = self.cfg
+        state = getattr(est, "_state_grad", None) if step == 0 else None
         if cfg.assume_optimal and step == 0:
             X_m, y_m = est._take(removed_now)
             d1, _ = loss_derivatives(y_m, X_m @ beta, cfg.loss, xp)
             g = -(X_m.T @ d1)
+        elif state is not None and state[0] is beta:
+            X_m, y_m = est._take(removed_now)
+            g = downdated_gradient(state[1], X_m, y_m, beta, cfg.loss, xp)
         else:
             g = ret.gradient(beta)
         use_stored = (est.hessian_cholesky_ is not None and step == 0)
@@ -225,21 +234,26 @@ class Mechanism:
         L, _ = factor_with_jitter(H, xp, name="retained Hessian")
         return cho_solve(L, g, xp), "direct"
 
-    def certificate(self, est, theta, ret):
+    def certificate(self, est, theta, ret, return_gradient=False):
         """Certified bound on the coefficient error and the gradient norm it comes from.
 
-        Returns ``(||grad P_{-M}(coef)|| / alpha, ||grad P_{-M}(coef)||)``.
+        Returns ``(||grad P_{-M}(coef)|| / alpha, ||grad P_{-M}(coef)||)``, and
+        with ``return_gradient`` also the gradient of ``L_{-M}`` at ``theta``
+        (``None`` with a free intercept, whose gradient is taken elsewhere).
         ``P_{-M}`` is the retained objective with the unpenalised intercept
         minimised out: partial minimisation keeps convexity, so ``P_{-M}`` is
         ``alpha``-strongly convex in the coefficients that carry the noise.
         Without a free intercept it is ``L_{-M}`` itself.
         """
         xp = est._xp
+        full = None
         if est._free_intercept:
             g = ret.gradient(est._with_profiled_intercept(theta, ret.mask_host))[:-1]
         else:
-            g = ret.gradient(theta)
+            g = full = ret.gradient(theta)
         residual = float(xp.linalg.vector_norm(g))
+        if return_gradient:
+            return residual / est._alpha, residual, full
         return residual / est._alpha, residual
 
 
@@ -269,7 +283,7 @@ class NewtonMechanism(Mechanism):
         alpha = est._alpha
         if not self.cfg.verify or alpha == 0:
             return self._unverified(est, beta, ret, n_steps, hessian, certified=False)
-        delta_cert, residual = self.certificate(est, beta, ret)
+        delta_cert, residual, grad = self.certificate(est, beta, ret, return_gradient=True)
         fallback = False
         certified = delta_cert <= r
         if not certified:
@@ -280,12 +294,16 @@ class NewtonMechanism(Mechanism):
                 beta, _, _ = est._solve(X_keep, y_keep, self.cfg.loss, est._pen, est._xp,
                                         beta0=beta, tol=self.cfg.tol,
                                         max_iter=self.cfg.max_iter)
-            delta_cert, _ = self.certificate(est, beta, ret)
+            delta_cert, _, grad = self.certificate(est, beta, ret, return_gradient=True)
             fallback = True
             # the released law is the retrained one when the refit reached its tolerance
             certified = delta_cert <= max(r, self.cfg.tol)
-        return _outcome(beta, delta_cert, bool(certified), fallback, residual, n_steps,
-                        hessian)
+        out = _outcome(beta, delta_cert, bool(certified), fallback, residual, n_steps,
+                       hessian)
+        if grad is not None:
+            # the next request starts from this state: its gradient needs no new pass
+            out[1]["state_gradient"] = (beta, grad)
+        return out
 
     def noise(self, est, n_before, m, r, rng, size):
         cfg = self.cfg

@@ -7,7 +7,7 @@ import numbers
 import numpy as np
 
 from ..utils import asarray_like, to_numpy
-from ._glm import loss_derivatives
+from ._kernels import retained_gradient
 
 __all__ = ["Retained", "check_removal_indices"]
 
@@ -72,7 +72,7 @@ def check_removal_indices(indices, removed, name="indices"):
 class Retained:
     """The retained rows of a request: a 0/1 weight mask, with the copied rows made lazily.
 
-    Gradients use the mask over all rows (``O(n p)``, no copy of ``X``); the rows
+    Gradients use the mask over all rows (one ``O(n p)`` pass, no copy of ``X``); the rows
     themselves are gathered only when the Hessian is assembled directly or the
     exact solver runs.
     """
@@ -94,8 +94,7 @@ class Retained:
         return self._rows
 
     def gradient(self, beta):
+        """Gradient of the retained objective at ``beta`` (one pass over ``X``)."""
         est = self.est
-        xp = est._xp
-        d1, _ = loss_derivatives(est._y, est._X @ beta, est._cfg.loss, xp)
-        g = est._X.T @ (d1 * self.mask) + est._pen * beta
-        return g if est._shift is None else g + est._shift
+        return retained_gradient(est._X, est._y, beta, self.mask, est._cfg.loss, est._pen,
+                                 est._xp, shift=est._shift)
