@@ -62,7 +62,7 @@ def cv_plus_counts(fold_scores, fold_of, calib_scores):
     >>> from statlearn.conformal import cv_plus_counts
     >>> S = np.array([[[0.1, 0.9]], [[0.3, 0.5]]])   # 2 folds, 1 test row, 2 labels
     >>> cv_plus_counts(S, [0, 0, 1, 1], [0.2, 0.4, 0.1, 0.6]).tolist()
-    [[0, 3]]
+    [[1, 3]]
     """
     S = np.asarray(host(fold_scores), dtype=np.float64)
     fold_of = np.asarray(host(fold_of))
@@ -448,6 +448,7 @@ class CrossConformalClassifier(FitStateMixin, ClassifierMixin, BaseEstimator):
 
     def predict(self, X):
         """Point prediction of the full model: the most probable label."""
+        self._check_fitted()
         return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
 
     def evaluate(self, X, y, size_bins=None):
