@@ -95,13 +95,13 @@ def data():
     return X[:60], y[:60], X[60:]
 
 
-@pytest.mark.parametrize("score", ["lac", "topk", "aps", "raps", "socop"])
-@pytest.mark.parametrize("randomized", [True, False])
+# randomized_score only changes APS and RAPS
+@pytest.mark.parametrize("score, randomized", [("lac", True), ("topk", True), ("socop", True),
+                                               ("aps", True), ("aps", False), ("raps", True),
+                                               ("raps", False)])
 @pytest.mark.parametrize("alpha", [0.1, 0.3])
 def test_crossval_sets_equal_brute_force(data, score, randomized, alpha):
     X, y, Xt = data
-    if not randomized and score not in ("aps", "raps"):
-        pytest.skip("randomized_score only changes APS and RAPS")
     clf = CrossConformalClassifier(LogisticRegression(), conformity_score=score, alpha=alpha,
                                    cv=4, lam=0.2, k_reg=2, randomized_score=randomized,
                                    random_state=1).fit(X, y)
@@ -162,6 +162,23 @@ def test_mean_aggregation_is_split_set_of_averaged_probabilities(data, score):
     else:
         expected = _score_fn(score, 0.2)(p_bar, None) <= q
     np.testing.assert_array_equal(sets, expected)
+
+
+def test_folds_and_jobs_do_not_matter(data):
+    import joblib
+
+    X, y, Xt = data
+    splitter = KFold(4, shuffle=True, random_state=0)
+    clf = CrossConformalClassifier(conformity_score="aps", cv=splitter,
+                                   random_state=6).fit(X, y)
+    for k, (_, te) in enumerate(splitter.split(X)):
+        assert np.all(clf.fold_of_[te] == k)
+    with joblib.parallel_config(backend="threading"):
+        par = CrossConformalClassifier(conformity_score="aps", cv=splitter, n_jobs=2,
+                                       random_state=6).fit(X, y)
+    np.testing.assert_array_equal(par.predict_set(Xt), clf.predict_set(Xt))
+    np.testing.assert_allclose(clf.predict_proba(Xt),
+                               LogisticRegression().fit(X, y).predict_proba(Xt), rtol=1e-10)
 
 
 def test_too_few_points_give_every_label(data):
