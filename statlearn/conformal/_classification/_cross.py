@@ -208,8 +208,10 @@ class CrossConformalClassifier(FitStateMixin, ClassifierMixin, BaseEstimator):
 
     Differences from MAPIE 1.x's ``CrossConformalClassifier``: MAPIE's
     ``"crossval"`` LAC rule keeps ``y`` when ``#{i : s(x, y; pi_{-k(i)}) <=
-    s_i} >= alpha (n - 1)``, which is not the CV+ rank ``(1 - alpha)(n + 1)``
-    and gives smaller sets; statlearn uses the rule of the papers. MAPIE
+    s_i} >= alpha (n - 1)``, where CV+ asks for ``floor(alpha (n + 1))``: the
+    two agree for many ``n`` (``n = 200``, ``alpha = 0.1``) and for others
+    MAPIE asks for one point more (``n = 105``), so its sets are then smaller;
+    statlearn uses the rule of the papers. MAPIE
     refuses RAPS with cross-validation and has no SOCOP; its APS calibration
     scores are always randomised; its top-k score is the 0-based position
     (statlearn's is the 1-based rank). Every output comes from the parameters
