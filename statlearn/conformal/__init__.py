@@ -1,7 +1,8 @@
 """Conformal prediction sets for classification and intervals for regression.
 
 Split-conformal sets with the SOCOP score (Wang, Sun & Dobriban, 2025) and the
-LAC, APS, RAPS and top-k baselines, class-conditional (Mondrian) calibration,
+LAC, APS, RAPS and top-k baselines, cross-conformal (CV+) sets for the same
+scores, class-conditional (Mondrian) calibration,
 set metrics, and the conformal quantile and p-value they share; conformal
 selection with FDR control (cfBH of Jin & Candes, 2023, and Multi-Condition
 Conformal Selection of Hao et al., 2026); split-conformal regression
@@ -28,6 +29,7 @@ from ._classification import (
     DEFAULT_LAM_GRID,
     LAM_GRID_MULTIPLIERS,
     RAPS_SIZE_BINS,
+    CrossConformalClassifier,
     LambdaSelection,
     PredictionSetResult,
     SplitConformalClassifier,
@@ -35,6 +37,7 @@ from ._classification import (
     class_conditional_coverage,
     conformal_scorer,
     coverage,
+    cv_plus_counts,
     empty_rate,
     evaluate_sets,
     kneedle,
@@ -106,6 +109,7 @@ __all__ = [
     "ACIResult",
     "BinaryRiskController",
     "ConformalSelector",
+    "CrossConformalClassifier",
     "CrossConformalRegressor",
     "DEFAULT_LAM_GRID",
     "LAM_GRID_MULTIPLIERS",
@@ -138,6 +142,7 @@ __all__ = [
     "conformal_scorer",
     "coverage",
     "coverage_by_bins",
+    "cv_plus_counts",
     "cross_conformal_bounds",
     "empty_rate",
     "evaluate_intervals",

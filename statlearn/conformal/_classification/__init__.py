@@ -8,11 +8,13 @@
   tuning);
 * :mod:`._registry`: the scores by name, with the facts the classifier reads;
 * :mod:`._classifier`: :class:`SplitConformalClassifier`;
+* :mod:`._cross`: :class:`CrossConformalClassifier` (CV+ sets) and :func:`cv_plus_counts`;
 * :mod:`._set_metrics`: coverage, size and the other metrics of sets.
 """
 
 from ._baselines import RAPS_LAM_GRID, aps_scores, lac_scores, raps_scores, topk_scores
 from ._classifier import SplitConformalClassifier
+from ._cross import CrossConformalClassifier, cv_plus_counts
 from ._label_order import label_ranks
 from ._set_metrics import (
     RAPS_SIZE_BINS,
@@ -39,6 +41,7 @@ from ._socop import (
 )
 
 __all__ = [
+    "CrossConformalClassifier",
     "DEFAULT_LAM_GRID",
     "LAM_GRID_MULTIPLIERS",
     "LambdaSelection",
@@ -50,6 +53,7 @@ __all__ = [
     "class_conditional_coverage",
     "conformal_scorer",
     "coverage",
+    "cv_plus_counts",
     "empty_rate",
     "evaluate_sets",
     "kneedle",

@@ -1,6 +1,7 @@
 """The classification scores by name, with what the classifier needs of each.
 
-:class:`~statlearn.conformal.SplitConformalClassifier` chooses its score by
+:class:`~statlearn.conformal.SplitConformalClassifier` (and
+:class:`~statlearn.conformal.CrossConformalClassifier`) chooses its score by
 name (``conformity_score``) and never branches on the name itself: it reads
 the score's entry here, which gives
 
