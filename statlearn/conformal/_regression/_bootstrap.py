@@ -88,7 +88,7 @@ class JackknifeAfterBootstrapRegressor(FitStateMixin, RegressorMixin, BaseEstima
     ----------
     estimator : regressor, default=None
         Base model (``LinearRegression()`` when None).
-    resampling : int or resampler, default=30
+    resampling : int or resampler, default=50
         ``int``: the number of samples ``B`` (``B_tilde`` when
         ``draw_n_resamplings``), drawn from ``random_state``; or an object
         whose ``split(X, y)`` yields ``(in_bag, out_of_bag)`` index arrays,
@@ -171,7 +171,7 @@ class JackknifeAfterBootstrapRegressor(FitStateMixin, RegressorMixin, BaseEstima
     ((200, 2), 20, 0.95)
     """
 
-    def __init__(self, estimator=None, *, resampling=30, aggregation="mean", method="plus",
+    def __init__(self, estimator=None, *, resampling=50, aggregation="mean", method="plus",
                  sample_size=None, replace=True, draw_n_resamplings=False, alpha=0.1,
                  n_jobs=None, random_state=None):
         self.estimator = estimator
