@@ -4,15 +4,15 @@ Split-conformal sets with the SOCOP score (Wang, Sun & Dobriban, 2025) and the
 LAC, APS, RAPS and top-k baselines, class-conditional (Mondrian) calibration,
 set metrics, and the conformal quantile and p-value they share; conformal
 selection with FDR control (cfBH of Jin & Candes, 2023, and Multi-Condition
-Conformal Selection of Hao et al., 2026); split-conformal regression intervals
-(absolute, normalised and CQR scores, Mondrian by any grouping), jackknife+,
-CV+ and jackknife-minmax intervals (Barber et al., 2021) and the
-jackknife+-after-bootstrap (Kim, Xu & Barber, 2020), with their coverage and
-width metrics; risk control beyond miscoverage: conformal risk control
-(Angelopoulos et al., ICLR 2024) and learn-then-test with Hoeffding, Bentkus
-and Hoeffding-Bentkus p-values and Bonferroni, Holm or fixed-sequence
-family-wise error control (Angelopoulos et al., 2025), with multi-label and
-binary risk controllers around a classifier.
+Conformal Selection of Hao et al., 2026); split-conformal regression
+intervals (absolute, normalised and CQR scores, Mondrian by any grouping),
+jackknife+, CV+ and jackknife-minmax intervals (Barber et al., 2021) and the
+jackknife+-after-bootstrap (Kim, Xu & Barber, 2020), with
+their coverage and width metrics; risk control beyond miscoverage: conformal
+risk control (Angelopoulos et al., ICLR 2024) and learn-then-test with
+Hoeffding, Bentkus and Hoeffding-Bentkus p-values and Bonferroni, Holm or
+fixed-sequence family-wise error control (Angelopoulos et al., 2025), with
+multi-label and binary risk controllers around a classifier.
 
 The code is cut by concept: a shared core (:mod:`._core`: quantile rank,
 p-values, thresholds, array-likes) under three sub-areas that never import
