@@ -7,7 +7,8 @@ set metrics, and the conformal quantile and p-value they share; conformal
 selection with FDR control (cfBH of Jin & Candes, 2023, and Multi-Condition
 Conformal Selection of Hao et al., 2026); split-conformal regression
 intervals (absolute, normalised and CQR scores, Mondrian by any grouping),
-jackknife+, CV+ and jackknife-minmax intervals (Barber et al., 2021), with
+jackknife+, CV+ and jackknife-minmax intervals (Barber et al., 2021) and the
+jackknife+-after-bootstrap (Kim, Xu & Barber, 2020), with
 their coverage and width metrics; risk control beyond miscoverage: conformal
 risk control (Angelopoulos et al., ICLR 2024) and learn-then-test with
 Hoeffding, Bentkus and Hoeffding-Bentkus p-values and Bonferroni, Holm or
@@ -63,6 +64,7 @@ from ._core import (
 )
 from ._regression import (
     CrossConformalRegressor,
+    JackknifeAfterBootstrapRegressor,
     PredictionIntervalResult,
     SplitConformalRegressor,
     coverage_by_bins,
@@ -112,6 +114,7 @@ __all__ = [
     "CrossConformalClassifier",
     "CrossConformalRegressor",
     "DEFAULT_LAM_GRID",
+    "JackknifeAfterBootstrapRegressor",
     "LAM_GRID_MULTIPLIERS",
     "LambdaSelection",
     "MultiConditionSelector",

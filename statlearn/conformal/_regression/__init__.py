@@ -8,9 +8,12 @@
   by any grouping);
 * :mod:`._cross`: :class:`CrossConformalRegressor` and
   :func:`cross_conformal_bounds` (jackknife+, CV+, minmax; Barber et al., 2021);
+* :mod:`._bootstrap`: :class:`JackknifeAfterBootstrapRegressor` (J+aB; Kim,
+  Xu & Barber, 2020);
 * :mod:`._interval_metrics`: coverage, width and conditional coverage.
 """
 
+from ._bootstrap import JackknifeAfterBootstrapRegressor
 from ._cross import CrossConformalRegressor, cross_conformal_bounds
 from ._interval_metrics import (
     PredictionIntervalResult,
@@ -24,6 +27,7 @@ from ._split import SplitConformalRegressor
 
 __all__ = [
     "CrossConformalRegressor",
+    "JackknifeAfterBootstrapRegressor",
     "PredictionIntervalResult",
     "SplitConformalRegressor",
     "coverage_by_bins",
