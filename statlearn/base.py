@@ -213,10 +213,13 @@ class HasMethods(_Constraint):
     >>> from statlearn.base import HasMethods
     >>> HasMethods("fit", "predict").describe()
     'an object with fit and predict methods'
+    >>> HasMethods("split", description="a cross-validation splitter").describe()
+    'a cross-validation splitter'
     """
 
-    def __init__(self, *methods):
+    def __init__(self, *methods, description=None):
         self.methods = methods
+        self.description = description
 
     def matches_type(self, value):
         # a string has methods too (str.split): never an estimator or a splitter
@@ -224,6 +227,8 @@ class HasMethods(_Constraint):
             callable(getattr(value, m, None)) for m in self.methods)
 
     def describe(self):
+        if self.description is not None:
+            return self.description
         names = " and ".join(self.methods)
         return f"an object with {names} method{'s' if len(self.methods) > 1 else ''}"
 

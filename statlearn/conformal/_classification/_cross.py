@@ -86,17 +86,9 @@ def cv_plus_counts(fold_scores, fold_of, calib_scores):
     return counts
 
 
-class _Splitter(HasMethods):
-    """A cross-validation splitter: an object with a ``split`` method, not a string."""
 
-    def __init__(self):
-        super().__init__("split")
-
-    def matches_type(self, value):
-        return not isinstance(value, str | bytes) and super().matches_type(value)
-
-    def describe(self):
-        return "a cross-validation splitter (an object with a split method)"
+_SPLITTER = HasMethods(
+    "split", description="a cross-validation splitter (an object with a split method)")
 
 
 def _fit_fold(estimator, X, y, train, test):
@@ -262,7 +254,7 @@ class CrossConformalClassifier(FitStateMixin, ClassifierMixin, BaseEstimator):
         "estimator": [None, HasMethods("predict_proba")],
         "conformity_score": [Options(tuple(SCORES))],
         "alpha": [Level()],
-        "cv": [Integral(2, None), Options(["jackknife"]), _Splitter()],
+        "cv": [Integral(2, None), Options(["jackknife"]), _SPLITTER],
         "aggregation": [Options(_AGGREGATIONS)],
         "lam": [Real(0, None)],
         "k0": [Integral(0, None)],

@@ -15,7 +15,7 @@ from ...base import Bool, FitStateMixin, HasMethods, Integral, Options
 from ...utils import check_rng
 from ...utils._validation import _scalar
 from .._core._arrays import float64_features, row_indexable
-from ._cross import _METHODS, _Splitter, cross_conformal_bounds
+from ._cross import _METHODS, cross_conformal_bounds
 from ._inputs import _check_alphas, _check_predictions, _check_target, _Levels
 from ._interval_metrics import evaluate_intervals
 
@@ -56,12 +56,6 @@ def _aggregate(predictions, mask, aggregation):
             out[rows[start:start + step]] = ((V[:, :, lo] + V[:, :, hi]) / 2).T
     return out
 
-
-class _Resampling(_Splitter):
-    """A resampler: an object whose ``split`` yields (in-bag, out-of-bag) index arrays."""
-
-    def describe(self):
-        return "a resampler (an object with a split method yielding (in-bag, out-of-bag))"
 
 
 class JackknifeAfterBootstrapRegressor(FitStateMixin, RegressorMixin, BaseEstimator):
@@ -201,7 +195,8 @@ class JackknifeAfterBootstrapRegressor(FitStateMixin, RegressorMixin, BaseEstima
 
     _parameter_constraints = {
         "estimator": [None, HasMethods("fit", "predict")],
-        "resampling": [Integral(1, None), _Resampling()],
+        "resampling": [Integral(1, None), HasMethods("split", description=(
+            "a resampler (an object with a split method yielding (in-bag, out-of-bag))"))],
         "aggregation": [Options(_AGGREGATIONS)],
         "method": [Options(_METHODS)],
         "sample_size": [None, Integral(1, None)],

@@ -178,17 +178,9 @@ def _kth_of_shifted(parts, C, k):
     return best
 
 
-class _Splitter(HasMethods):
-    """A cross-validation splitter: an object with a ``split`` method, not a string."""
 
-    def __init__(self):
-        super().__init__("split")
-
-    def matches_type(self, value):
-        return not isinstance(value, str | bytes) and super().matches_type(value)
-
-    def describe(self):
-        return "a cross-validation splitter (an object with a split method)"
+_SPLITTER = HasMethods(
+    "split", description="a cross-validation splitter (an object with a split method)")
 
 
 def _fit_fold(estimator, X, y, train, test):
@@ -308,7 +300,7 @@ class CrossConformalRegressor(FitStateMixin, RegressorMixin, BaseEstimator):
     _parameter_constraints = {
         "estimator": [None, HasMethods("fit", "predict")],
         "method": [Options(_METHODS)],
-        "cv": [Integral(2, None), Options(["jackknife"]), _Splitter()],
+        "cv": [Integral(2, None), Options(["jackknife"]), _SPLITTER],
         "alpha": [_Levels()],
         "n_jobs": [None, Integral()],
         "random_state": ["random_state"],

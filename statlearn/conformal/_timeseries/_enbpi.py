@@ -78,16 +78,6 @@ def _fit_one(estimator, X, y, train):
     return clone(estimator).fit(_safe_indexing(X, train), y[train])
 
 
-class _Resampler(HasMethods):
-    def __init__(self):
-        super().__init__("split")
-
-    def matches_type(self, value):
-        return not isinstance(value, str | bytes) and super().matches_type(value)
-
-    def describe(self):
-        return "an object whose split(X) yields (train, out-of-bag) index pairs"
-
 
 class TimeSeriesRegressor(FitStateMixin, RegressorMixin, BaseEstimator):
     """Prediction intervals for time series: EnbPI, and ACI on the EnbPI intervals.
@@ -234,7 +224,8 @@ class TimeSeriesRegressor(FitStateMixin, RegressorMixin, BaseEstimator):
         "method": [Options(_METHODS)],
         "n_resamplings": [Integral(1, None)],
         "block_length": [Integral(1, None)],
-        "resampler": [None, _Resampler()],
+        "resampler": [None, HasMethods("split", description=(
+            "an object whose split(X) yields (train, out-of-bag) index pairs"))],
         "aggregation": [Options(_AGGREGATIONS)],
         "symmetric": [Bool()],
         "alpha": [Level()],
