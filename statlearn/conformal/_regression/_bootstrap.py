@@ -8,7 +8,7 @@ import numpy as np
 from joblib import Parallel, delayed
 from sklearn.base import BaseEstimator, RegressorMixin, clone
 from sklearn.linear_model import LinearRegression
-from sklearn.utils import _safe_indexing, get_tags
+from sklearn.utils import _safe_indexing
 from sklearn.utils.validation import _num_samples, validate_data
 
 from ...base import Bool, FitStateMixin, HasMethods, Integral, Options
@@ -16,8 +16,13 @@ from ...utils import check_rng
 from ...utils._validation import _scalar
 from .._core._arrays import float64_features, row_indexable
 from ._cross import _METHODS, cross_conformal_bounds
-from ._inputs import _check_alphas, _check_predictions, _check_target, _Levels
-from ._interval_metrics import evaluate_intervals
+from ._inputs import (
+    _check_alphas,
+    _check_predictions,
+    _check_target,
+    _Levels,
+    _ResampledIntervalsEvaluation,
+)
 
 __all__ = ["JackknifeAfterBootstrapRegressor"]
 
@@ -58,7 +63,8 @@ def _aggregate(predictions, mask, aggregation):
 
 
 
-class JackknifeAfterBootstrapRegressor(FitStateMixin, RegressorMixin, BaseEstimator):
+class JackknifeAfterBootstrapRegressor(_ResampledIntervalsEvaluation, FitStateMixin, RegressorMixin,
+                                       BaseEstimator):
     """Jackknife+-after-bootstrap (J+aB) prediction intervals.
 
     ``fit`` fits ``B`` clones of ``estimator`` on bootstrap samples
@@ -374,39 +380,6 @@ class JackknifeAfterBootstrapRegressor(FitStateMixin, RegressorMixin, BaseEstima
                 out[start:start + step, :, j] = cross_conformal_bounds(
                     agg, self._pattern_of_, self.residuals_, a, self.method_)
         return out[:, :, 0] if self._scalar_alpha_ else out
-
-    def evaluate(self, X, y, bins=None, n_bins=10):
-        """Coverage and width of the intervals on labelled data.
-
-        Parameters
-        ----------
-        X : array-like
-            Features.
-        y : array-like of shape (n_samples,)
-            True responses.
-        bins : array-like of shape (n_samples,), optional
-            Values for conditional coverage (default: the point prediction).
-        n_bins : int, default=10
-            Number of quantile bins.
-
-        Returns
-        -------
-        PredictionIntervalResult
-        """
-        self._check_fitted()
-        y = _check_target(y)
-        iv = self.predict_interval(X)
-        if iv.ndim == 2:
-            iv = iv[:, :, None]
-        if bins is None:
-            bins = self.predict(X)
-        return evaluate_intervals(iv, y, self.alpha_, bins=bins, n_bins=n_bins)
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        inner = self.estimator if self.estimator is not None else LinearRegression()
-        tags.input_tags = get_tags(inner).input_tags
-        return tags
 
     @classmethod
     def _statlearn_test_instances(cls):

@@ -9,7 +9,7 @@ from joblib import Parallel, delayed
 from sklearn.base import BaseEstimator, RegressorMixin, clone
 from sklearn.linear_model import LinearRegression
 from sklearn.model_selection import KFold, LeaveOneOut
-from sklearn.utils import _safe_indexing, get_tags
+from sklearn.utils import _safe_indexing
 from sklearn.utils.validation import _num_samples, validate_data
 
 from ...base import FitStateMixin, HasMethods, Integral, Options
@@ -17,8 +17,13 @@ from ...utils import check_option, check_rng
 from ...utils._validation import _scalar
 from .._core._arrays import float64_features, host, row_indexable
 from .._core._quantile import conformal_quantile, conformal_rank
-from ._inputs import _check_alphas, _check_predictions, _check_target, _Levels
-from ._interval_metrics import evaluate_intervals
+from ._inputs import (
+    _check_alphas,
+    _check_predictions,
+    _check_target,
+    _Levels,
+    _ResampledIntervalsEvaluation,
+)
 
 __all__ = ["CrossConformalRegressor", "cross_conformal_bounds"]
 
@@ -189,7 +194,8 @@ def _fit_fold(estimator, X, y, train, test):
     return model, _check_predictions(pred, test.size, "estimator.predict")
 
 
-class CrossConformalRegressor(FitStateMixin, RegressorMixin, BaseEstimator):
+class CrossConformalRegressor(_ResampledIntervalsEvaluation, FitStateMixin, RegressorMixin,
+                              BaseEstimator):
     """Jackknife+, CV+ and jackknife/CV-minmax prediction intervals.
 
     ``fit`` fits one clone of ``estimator`` per fold of ``cv`` (in parallel
@@ -407,39 +413,6 @@ class CrossConformalRegressor(FitStateMixin, RegressorMixin, BaseEstimator):
         out = np.stack([cross_conformal_bounds(P, self.fold_of_, self.residuals_, a,
                                                self.method_) for a in self.alpha_], axis=2)
         return out[:, :, 0] if self._scalar_alpha_ else out
-
-    def evaluate(self, X, y, bins=None, n_bins=10):
-        """Coverage and width of the intervals on labelled data.
-
-        Parameters
-        ----------
-        X : array-like
-            Features.
-        y : array-like of shape (n_samples,)
-            True responses.
-        bins : array-like of shape (n_samples,), optional
-            Values for conditional coverage (default: the point prediction).
-        n_bins : int, default=10
-            Number of quantile bins.
-
-        Returns
-        -------
-        PredictionIntervalResult
-        """
-        self._check_fitted()
-        y = _check_target(y)
-        iv = self.predict_interval(X)
-        if iv.ndim == 2:
-            iv = iv[:, :, None]
-        if bins is None:
-            bins = self.predict(X)
-        return evaluate_intervals(iv, y, self.alpha_, bins=bins, n_bins=n_bins)
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        inner = self.estimator if self.estimator is not None else LinearRegression()
-        tags.input_tags = get_tags(inner).input_tags
-        return tags
 
     @classmethod
     def _statlearn_test_instances(cls):

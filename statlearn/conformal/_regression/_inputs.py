@@ -1,4 +1,5 @@
-"""Checks shared by the regression wrappers: levels, responses, model predictions."""
+"""What the regression wrappers share: checks of levels, responses and model predictions;
+the input tags of a wrapped model and the evaluation of intervals from refitted models."""
 
 from __future__ import annotations
 
@@ -78,3 +79,48 @@ def _check_predictions(values, n, name):
         raise ValueError(f"{name} returned NaN or infinite values.")
     return v
 
+
+class _WrappedModelTags:
+    """Input tags of the wrapped ``estimator`` (a linear regression when it is None)."""
+
+    def __sklearn_tags__(self):
+        from sklearn.linear_model import LinearRegression
+        from sklearn.utils import get_tags
+
+        tags = super().__sklearn_tags__()
+        inner = self.estimator if self.estimator is not None else LinearRegression()
+        tags.input_tags = get_tags(inner).input_tags
+        return tags
+
+
+class _ResampledIntervalsEvaluation(_WrappedModelTags):
+    """``evaluate`` for the wrappers whose intervals come from refitted models."""
+
+    def evaluate(self, X, y, bins=None, n_bins=10):
+        """Coverage and width of the intervals on labelled data.
+
+        Parameters
+        ----------
+        X : array-like
+            Features.
+        y : array-like of shape (n_samples,)
+            True responses.
+        bins : array-like of shape (n_samples,), optional
+            Values for conditional coverage (default: the point prediction).
+        n_bins : int, default=10
+            Number of quantile bins.
+
+        Returns
+        -------
+        PredictionIntervalResult
+        """
+        from ._interval_metrics import evaluate_intervals
+
+        self._check_fitted()
+        y = _check_target(y)
+        iv = self.predict_interval(X)
+        if iv.ndim == 2:
+            iv = iv[:, :, None]
+        if bins is None:
+            bins = self.predict(X)
+        return evaluate_intervals(iv, y, self.alpha_, bins=bins, n_bins=n_bins)

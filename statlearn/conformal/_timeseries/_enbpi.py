@@ -6,13 +6,13 @@ import numpy as np
 from joblib import Parallel, delayed
 from sklearn.base import BaseEstimator, RegressorMixin, clone
 from sklearn.linear_model import LinearRegression
-from sklearn.utils import _safe_indexing, get_tags
+from sklearn.utils import _safe_indexing
 from sklearn.utils.validation import _num_samples, validate_data
 
 from ...base import Bool, FitStateMixin, HasMethods, Integral, Level, Options, Real
 from ...utils import check_rng
 from .._core._arrays import float64_features, row_indexable
-from .._regression._inputs import _check_predictions, _check_target
+from .._regression._inputs import _check_predictions, _check_target, _WrappedModelTags
 from ._aci import _order_stat, _rank, _step
 
 __all__ = ["TimeSeriesRegressor", "block_bootstrap_indices"]
@@ -79,7 +79,8 @@ def _fit_one(estimator, X, y, train):
 
 
 
-class TimeSeriesRegressor(FitStateMixin, RegressorMixin, BaseEstimator):
+class TimeSeriesRegressor(_WrappedModelTags, FitStateMixin, RegressorMixin,
+                          BaseEstimator):
     """Prediction intervals for time series: EnbPI, and ACI on the EnbPI intervals.
 
     ``fit`` (Xu & Xie, 2021, Algorithm 1, its training steps) fits ``B`` clones of
@@ -468,12 +469,6 @@ class TimeSeriesRegressor(FitStateMixin, RegressorMixin, BaseEstimator):
         self.alpha_path_ = self.alpha_path_[:-1] + path + [self.alpha_t_]
         self.errors_ = self.errors_ + errors
         return out
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        inner = self.estimator if self.estimator is not None else LinearRegression()
-        tags.input_tags = get_tags(inner).input_tags
-        return tags
 
     @classmethod
     def _statlearn_test_instances(cls):
