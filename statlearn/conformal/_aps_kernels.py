@@ -28,6 +28,8 @@ import numpy as np
 from ..utils import jit, prange
 
 __all__ = [
+    "BLOCK",
+    "rank_block",
     "aps_sets_kernel",
     "aps_sets_kernel_serial",
     "aps_sets_threshold_kernel",
@@ -39,8 +41,8 @@ _N_CHUNKS = 64
 #: Rows with at most this many labels go to the blocked rank kernel; longer rows are
 #: bucketed by value.
 _APS_SMALL_K = 32
-#: Rows per block of the blocked kernel (its scratch space, ``(K, block)``, stays in cache).
-_APS_BLOCK = 256
+#: Rows per block of the blocked kernels (their scratch space, ``(K, BLOCK)``, stays in cache).
+BLOCK = 256
 _N_BUCKETS_MAX = 4096
 
 
@@ -226,14 +228,14 @@ def _walk_sorted(vals, idx, m, above_mass, above_cnt, u, randomized, lam_reg, k_
 
 
 @jit(cache=True)
-def _aps_block_ranked(proba, u, randomized, lam_reg, k_reg, q, r0, r1, pT, rank, srt, cum,
-                      size, alive, sets):
-    """APS/RAPS sets of rows ``r0:r1`` for one threshold ``q``, vectorised over the rows.
+def rank_block(proba, r0, r1, pT, rank, srt):
+    """Ranks of the labels of rows ``r0:r1`` by counting, vectorised over the rows.
 
-    ``rank[i, b]`` counts the labels above label ``i`` of row ``r0 + b``
-    (larger probability, or equal with a lower index: the stable order), so
-    ``srt[rank[i, b], b] = p[i]`` sorts each row; the walk then admits rank
-    ``t`` while the score passes, with the arithmetic of :func:`_walk_sorted`.
+    ``pT[i, b]`` is ``proba[r0 + b, i]``; ``rank[i, b]`` is the number of
+    labels above label ``i`` in row ``r0 + b`` (a larger probability, or an
+    equal one at a lower index: the order of a stable sort by decreasing
+    probability), and ``srt[t, b]`` the probability at rank ``t``. The
+    scratch arrays have shape ``(K, block)``, ``block >= r1 - r0``.
     """
     K = proba.shape[1]
     m = r1 - r0
@@ -252,6 +254,21 @@ def _aps_block_ranked(proba, u, randomized, lam_reg, k_reg, q, r0, r1, pT, rank,
     for i in range(K):
         for b in range(m):
             srt[rank[i, b], b] = pT[i, b]
+
+
+@jit(cache=True)
+def _aps_block_ranked(proba, u, randomized, lam_reg, k_reg, q, r0, r1, pT, rank, srt, cum,
+                      size, alive, sets):
+    """APS/RAPS sets of rows ``r0:r1`` for one threshold ``q``, vectorised over the rows.
+
+    ``rank[i, b]`` counts the labels above label ``i`` of row ``r0 + b``
+    (larger probability, or equal with a lower index: the stable order), so
+    ``srt[rank[i, b], b] = p[i]`` sorts each row; the walk then admits rank
+    ``t`` while the score passes, with the arithmetic of :func:`_walk_sorted`.
+    """
+    K = proba.shape[1]
+    m = r1 - r0
+    rank_block(proba, r0, r1, pT, rank, srt)
     for b in range(m):
         cum[b] = 0.0
         size[b] = 0
@@ -293,7 +310,7 @@ def _aps_block_ranked(proba, u, randomized, lam_reg, k_reg, q, r0, r1, pT, rank,
 def _aps_rows_ranked(proba, u, randomized, lam_reg, k_reg, q, lo, hi, sets):
     """:func:`_aps_block_ranked` over rows ``lo:hi``, block by block (scratch allocated once)."""
     K = proba.shape[1]
-    B = _APS_BLOCK
+    B = BLOCK
     pT = np.empty((K, B))
     srt = np.empty((K, B))
     rank = np.empty((K, B), dtype=np.int64)

@@ -21,16 +21,19 @@ import numpy as np
 
 from ..utils import jit, prange
 from ._aps_kernels import (  # re-exported: the APS kernels live there
+    BLOCK,
     aps_sets_kernel,
     aps_sets_kernel_serial,
     aps_sets_threshold_kernel,
     aps_sets_threshold_kernel_serial,
+    rank_block,
 )
 
 __all__ = [
     "FAST_SET_MAX_K0",
     "PARALLEL_MIN_SIZE",
     "FAST_PARALLEL_MIN_SIZE",
+    "SOCOP_BLOCK_MAX_K",
     "aps_sets_kernel",
     "aps_sets_kernel_serial",
     "aps_sets_threshold_kernel",
@@ -400,31 +403,115 @@ def _socop_set_row_fast(proba, row, lam, k0, q, thresholds, top, sets):
 
 #: Inputs with fewer entries (n * K) use the serial one-pass set kernels.
 FAST_PARALLEL_MIN_SIZE = 1 << 20
+#: Rows with at most this many labels take the blocked one-pass kernel (ranks by counting).
+SOCOP_BLOCK_MAX_K = 16
+
+
+@jit(cache=True)
+def _socop_block_fast(proba, lam, k0, q, thresholds, r0, r1, pT, rank, srt, c_hit, s_hit, npos,
+                      tie, sets):
+    """:func:`_socop_set_row_fast` for rows ``r0:r1``, the per-label pass vectorised over rows.
+
+    The same quantities in the same order: ``c`` and ``s`` summed in label
+    order, the ``k0 + 1`` largest probabilities read at ranks ``0..k0``
+    (``rank_block``: larger first, ties by the lower index), the same
+    comparisons and the same hull-scan fallback near a tie.
+    """
+    K = proba.shape[1]
+    m = r1 - r0
+    rank_block(proba, r0, r1, pT, rank, srt)
+    for b in range(m):
+        c_hit[b] = 0
+        s_hit[b] = 0.0
+        npos[b] = 0
+        tie[b] = False
+    for i in range(K):
+        for b in range(m):
+            v = pT[i, b]
+            qv = q * v
+            pos = v > 0.0
+            hit = pos & (qv >= lam)
+            npos[b] += pos
+            c_hit[b] += hit
+            s_hit[b] += (lam - qv) if hit else 0.0
+            tie[b] |= pos & (abs(qv - lam) <= _TIE_RTOL * (qv + lam))
+    for b in range(m):
+        row = r0 + b
+        c = c_hit[b]
+        s = s_hit[b]
+        if tie[b]:
+            _set_row(proba[row], lam, k0, thresholds, sets[row])
+            continue
+        if c <= k0:  # best set of at most k0 labels
+            a_val = s
+            j_a = c
+        else:
+            a_val = 0.0
+            for r in range(k0):
+                a_val += lam - q * srt[r, b]
+            j_a = k0
+        j_star = j_a
+        if npos[b] >= k0 + 1:
+            if c >= k0 + 1:
+                b_val = 1.0 + s
+                j_b = c
+            else:
+                b_val = 1.0
+                for r in range(k0 + 1):
+                    b_val += lam - q * srt[r, b]
+                j_b = k0 + 1
+            if abs(b_val - a_val) <= _TIE_RTOL * (1.0 + lam * K + q):
+                _set_row(proba[row], lam, k0, thresholds, sets[row])
+                continue
+            if b_val <= a_val:
+                j_star = j_b
+        if j_star == c:
+            for i in range(K):
+                sets[row, i] = pT[i, b] > 0.0 and q * pT[i, b] >= lam
+        else:
+            for i in range(K):
+                sets[row, i] = rank[i, b] < j_star
+
+
+@jit(cache=True)
+def _socop_rows_fast(proba, lam, k0, q, lo, hi, sets):
+    """Rows ``lo:hi`` of the one-threshold SOCOP sets (blocked for few labels)."""
+    K = proba.shape[1]
+    thresholds = np.full(K, q)
+    if K > SOCOP_BLOCK_MAX_K:
+        top = np.empty(k0 + 1, dtype=np.int64)
+        for i in range(lo, hi):
+            _socop_set_row_fast(proba, i, lam, k0, q, thresholds, top, sets)
+        return
+    B = BLOCK
+    pT = np.empty((K, B))
+    srt = np.empty((K, B))
+    rank = np.empty((K, B), dtype=np.int64)
+    c_hit = np.empty(B, dtype=np.int64)
+    s_hit = np.empty(B)
+    npos = np.empty(B, dtype=np.int64)
+    tie = np.empty(B, dtype=np.bool_)
+    for r0 in range(lo, hi, B):
+        _socop_block_fast(proba, lam, k0, q, thresholds, r0, min(hi, r0 + B), pT, rank, srt,
+                          c_hit, s_hit, npos, tie, sets)
 
 
 @jit(parallel=True, cache=True)
 def socop_sets_threshold_kernel(proba, lam, k0, q):
     """SOCOP sets for one finite threshold ``q`` (``k0 <= FAST_SET_MAX_K0``), rows in parallel."""
-    n, K = proba.shape
+    n = proba.shape[0]
     sets = np.empty(proba.shape, dtype=np.bool_)
-    thresholds = np.full(K, q)
     step = (n + _N_CHUNKS - 1) // _N_CHUNKS
     for c in prange(_N_CHUNKS):
-        top = np.empty(k0 + 1, dtype=np.int64)
-        for i in range(c * step, min(n, (c + 1) * step)):
-            _socop_set_row_fast(proba, i, lam, k0, q, thresholds, top, sets)
+        _socop_rows_fast(proba, lam, k0, q, c * step, min(n, (c + 1) * step), sets)
     return sets
 
 
 @jit(cache=True)
 def socop_sets_threshold_kernel_serial(proba, lam, k0, q):
     """Serial twin of :func:`socop_sets_threshold_kernel`."""
-    n, K = proba.shape
     sets = np.empty(proba.shape, dtype=np.bool_)
-    thresholds = np.full(K, q)
-    top = np.empty(k0 + 1, dtype=np.int64)
-    for i in range(n):
-        _socop_set_row_fast(proba, i, lam, k0, q, thresholds, top, sets)
+    _socop_rows_fast(proba, lam, k0, q, 0, proba.shape[0], sets)
     return sets
 
 

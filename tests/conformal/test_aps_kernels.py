@@ -74,7 +74,7 @@ def _hit_score(p, u, randomized, lam_reg, k_reg, rng):
 def test_blocked_kernel_equals_the_walk(K, randomized, lam_reg, k_reg):
     assert K <= _aps_kernels._APS_SMALL_K  # these K take the blocked path
     rng = np.random.default_rng(100 * K + 10 * randomized + k_reg)
-    n = 2 * _aps_kernels._APS_BLOCK + 9  # two full blocks and a partial one
+    n = 2 * _aps_kernels.BLOCK + 9  # two full blocks and a partial one
     p = _rows(rng, n, K)
     u = rng.random(n)
     uu = u if randomized else np.zeros(n)
@@ -120,3 +120,23 @@ def test_blocked_and_bucketed_paths_agree_on_continuous_rows(K):
         want = np.array([_walk_row(p[i], u[i], True, 0.0, 0, q) for i in range(300)])
         for name in TWINS:
             np.testing.assert_array_equal(getattr(_kernels, name)(p, u, True, 0.0, 0, q), want)
+
+
+# ---------------------------------------------------------------- SOCOP, one threshold
+@pytest.mark.numba
+@pytest.mark.parametrize("K", [1, 2, 10, 16, 17])  # 16 blocked, 17 per row
+@pytest.mark.parametrize("k0", [0, 1, 3])
+def test_blocked_socop_sets_equal_the_hull_scan(K, k0):
+    # the hull scan (one sort per row) is the reference; thresholds include scores met
+    # exactly, rows with ties and zeros, a partial last block
+    rng = np.random.default_rng(10 * K + k0)
+    n = 2 * _aps_kernels.BLOCK + 5
+    p = _rows(rng, n, K)
+    for lam in (0.0, 0.05, 0.5):
+        scores = _kernels.socop_scores_kernel_serial(p, lam, k0)
+        fin = scores[np.isfinite(scores)]
+        for q in [0.0, *rng.choice(fin, 4), 0.5 * fin.max() + 0.1, 3 * fin.max() + 1]:
+            want = _kernels.socop_sets_kernel_serial(p, lam, k0, np.full(K, q))
+            for name in ("socop_sets_threshold_kernel", "socop_sets_threshold_kernel_serial"):
+                got = getattr(_kernels, name)(p, lam, k0, q)
+                np.testing.assert_array_equal(got, want, err_msg=f"{name} lam={lam} q={q}")
