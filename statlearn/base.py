@@ -27,6 +27,7 @@ from __future__ import annotations
 import functools
 import inspect
 import numbers
+import weakref
 from typing import ClassVar
 
 import numpy as np
@@ -388,6 +389,16 @@ def validate_params(obj, constraints: dict | None = None) -> None:
 
 
 # --------------------------------------------------------------------- parameters
+_PARAM_NAMES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # {class: names}
+
+
+def _cached_param_names(cls, compute):
+    """``compute()`` once per class (each subclass its own entry), then copies of it."""
+    if cls not in _PARAM_NAMES:
+        _PARAM_NAMES[cls] = tuple(compute())
+    return list(_PARAM_NAMES[cls])
+
+
 class ParamsMixin:
     """``get_params`` / ``set_params`` / ``repr`` read from the ``__init__`` signature.
 
@@ -409,9 +420,9 @@ class ParamsMixin:
 
     @classmethod
     def _get_param_names(cls):
-        sig = inspect.signature(cls.__init__)
-        return [p.name for p in sig.parameters.values()
-                if p.name != "self" and p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL)]
+        return _cached_param_names(cls, lambda: [
+            p.name for p in inspect.signature(cls.__init__).parameters.values()
+            if p.name != "self" and p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL)])
 
     def get_params(self, deep=True):
         """Constructor parameters as a dict (nested ``get_params`` when ``deep``)."""
@@ -597,6 +608,10 @@ class FitStateMixin:
     _output_free_params: ClassVar[tuple] = ()
     #: methods wrapped as fits: validate first, record the parameters after
     _fit_methods: ClassVar[tuple] = ("fit",)
+
+    @classmethod
+    def _get_param_names(cls):  # scikit-learn reads the signature at every call
+        return _cached_param_names(cls, super()._get_param_names)
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)

@@ -188,3 +188,98 @@ def test_params_mixin_get_set_repr_and_clone():
     validate_params(a)
     with pytest.raises(ValueError, match=r"^Agent parameter c must be in \(0, inf\), got 0"):
         validate_params(Agent(c=0))
+
+
+# ---------------------------------------------------------------- parameter names, read once
+def _signature_names(cls):
+    import inspect
+
+    return sorted(p for p in inspect.signature(cls.__init__).parameters if p != "self")
+
+
+def test_parameter_names_are_read_once_per_class_and_subclasses_get_their_own(monkeypatch):
+    import inspect
+
+    import statlearn.base as base
+
+    class Parent(FitStateMixin, BaseEstimator):
+        def __init__(self, a=1, b=2):
+            self.a, self.b = a, b
+
+        def fit(self, X, y=None):
+            self.fitted_ = True
+            return self
+
+    class Child(Parent):  # other parameters than its parent
+        def __init__(self, a=1, c=3, d=4):
+            super().__init__(a=a)
+            self.c, self.d = c, d
+
+    class Plain(ParamsMixin):
+        def __init__(self, x=0.0, *args, **kwargs):
+            self.x = x
+
+    reads = []
+    real = inspect.signature
+
+    def counting(obj, *args, **kwargs):
+        reads.append(getattr(obj, "__qualname__", obj))
+        return real(obj, *args, **kwargs)
+
+    monkeypatch.setattr(inspect, "signature", counting)
+    for cls, want in ((Parent, ["a", "b"]), (Child, ["a", "c", "d"]), (Plain, ["x"])):
+        for _ in range(3):
+            assert sorted(cls._get_param_names()) == want
+        assert sorted(cls().get_params()) == want
+    # one signature read per class, however many calls (scikit-learn reads it every time)
+    assert len(reads) == 3, reads
+    names = Child._get_param_names()
+    names.append("e")  # a copy: editing it cannot reach the cache
+    assert "e" not in Child._get_param_names()
+    assert base._PARAM_NAMES[Child] == ("a", "c", "d")
+    assert base._PARAM_NAMES[Parent] == ("a", "b")
+
+
+def test_set_params_clone_and_repr_read_the_cached_names():
+    class Est(FitStateMixin, BaseEstimator):
+        def __init__(self, alpha=0.1, inner=None):
+            self.alpha, self.inner = alpha, inner
+
+        def fit(self, X, y=None):
+            self.done_ = True
+            return self
+
+    class Wider(Est):
+        def __init__(self, alpha=0.1, inner=None, beta=2.0):
+            super().__init__(alpha=alpha, inner=inner)
+            self.beta = beta
+
+    est = Est(alpha=0.3, inner=Ridge(alpha=2.0))
+    est.get_params()
+    est.set_params(alpha=0.2, inner__alpha=5.0)
+    assert est.alpha == 0.2 and est.inner.alpha == 5.0
+    with pytest.raises(ValueError, match="beta"):  # not a parameter of Est
+        est.set_params(beta=1.0)
+    twin = clone(est)
+    assert type(twin) is Est and twin.alpha == 0.2 and twin.inner.alpha == 5.0
+    assert twin.inner is not est.inner
+    wide = clone(Wider(beta=7.0))
+    assert wide.get_params(deep=False) == {"alpha": 0.1, "inner": None, "beta": 7.0}
+    assert repr(Wider(beta=7.0)) == "Wider(beta=7.0)"
+    fitted = Wider().fit(X)
+    fitted.set_params(beta=1.0)  # a parameter only the subclass has: the stale check sees it
+    with pytest.raises(StaleFitError, match="beta"):
+        fitted._check_fitted("predict")
+
+
+@pytest.mark.parametrize("module, name", [
+    ("statlearn.conformal", "SplitConformalRegressor"),
+    ("statlearn.conformal", "SplitConformalClassifier"),
+    ("statlearn.hte", "RelativeErrorEvaluator"),
+    ("statlearn.cluster", "SpectralClusteringOracle"),
+])
+def test_the_library_estimators_names_are_their_signatures(module, name):
+    import importlib
+
+    cls = getattr(importlib.import_module(module), name)
+    assert sorted(cls._get_param_names()) == _signature_names(cls)

@@ -10,7 +10,8 @@ tiny positive probability never collapses onto its neighbour.
 Every kernel here has a vectorised array-API counterpart next to its caller
 (``socop_scores_reference`` in ``_classification/_socop.py``, a different
 algorithm: the two-chain bridge of the hull; ``_aps_sets_reference`` in
-``_classification/_baselines.py``; ``_conformal_pvalues_xp`` in
+``_classification/_baselines.py``, for the APS kernels of ``_aps_kernels.py``,
+re-exported here; ``_conformal_pvalues_xp`` in
 ``_core/_quantile.py``), and the tests assert that both agree.
 """
 
@@ -19,11 +20,20 @@ from __future__ import annotations
 import numpy as np
 
 from ..utils import jit, prange
+from ._aps_kernels import (  # re-exported: the APS kernels live there
+    BLOCK,
+    aps_sets_kernel,
+    aps_sets_kernel_serial,
+    aps_sets_threshold_kernel,
+    aps_sets_threshold_kernel_serial,
+    rank_block,
+)
 
 __all__ = [
     "FAST_SET_MAX_K0",
     "PARALLEL_MIN_SIZE",
     "FAST_PARALLEL_MIN_SIZE",
+    "SOCOP_BLOCK_MAX_K",
     "aps_sets_kernel",
     "aps_sets_kernel_serial",
     "aps_sets_threshold_kernel",
@@ -325,16 +335,17 @@ _TIE_RTOL = 1e-9
 
 
 @jit(cache=True)
-def _socop_set_row_fast(p_row, lam, k0, q, thresholds, top, dest):
-    K = p_row.shape[0]
+def _socop_set_row_fast(proba, row, lam, k0, q, thresholds, top, sets):
+    # the matrix and a row index, not row views: a view per row costs reference counting
+    K = proba.shape[1]
     m = min(k0 + 1, K)
     cnt = 0
     c = 0
     s = 0.0
     tie = False
     for i in range(K):
-        v = p_row[i]
-        dest[i] = False
+        v = proba[row, i]
+        sets[row, i] = False
         if v <= 0.0:
             continue
         qv = q * v
@@ -344,9 +355,9 @@ def _socop_set_row_fast(p_row, lam, k0, q, thresholds, top, dest):
         if abs(qv - lam) <= _TIE_RTOL * (qv + lam):
             tie = True
         # keep the m largest (ties: the lower index first) in decreasing order
-        if cnt < m or v > p_row[top[cnt - 1]]:
+        if cnt < m or v > proba[row, top[cnt - 1]]:
             pos = cnt if cnt < m else m - 1
-            while pos > 0 and v > p_row[top[pos - 1]]:
+            while pos > 0 and v > proba[row, top[pos - 1]]:
                 if pos < m:
                     top[pos] = top[pos - 1]
                 pos -= 1
@@ -354,7 +365,7 @@ def _socop_set_row_fast(p_row, lam, k0, q, thresholds, top, dest):
             if cnt < m:
                 cnt += 1
     if tie:
-        _set_row(p_row, lam, k0, thresholds, dest)
+        _set_row(proba[row], lam, k0, thresholds, sets[row])
         return
     # best set of at most k0 labels
     if c <= k0:
@@ -363,7 +374,7 @@ def _socop_set_row_fast(p_row, lam, k0, q, thresholds, top, dest):
     else:
         a_val = 0.0
         for r in range(k0):
-            a_val += lam - q * p_row[top[r]]
+            a_val += lam - q * proba[row, top[r]]
         j_a = k0
     j_star = j_a
     if cnt == k0 + 1:  # at least k0 + 1 labels of positive probability
@@ -373,286 +384,134 @@ def _socop_set_row_fast(p_row, lam, k0, q, thresholds, top, dest):
         else:
             b_val = 1.0
             for r in range(k0 + 1):
-                b_val += lam - q * p_row[top[r]]
+                b_val += lam - q * proba[row, top[r]]
             j_b = k0 + 1
         if abs(b_val - a_val) <= _TIE_RTOL * (1.0 + lam * K + q):
-            _set_row(p_row, lam, k0, thresholds, dest)
+            _set_row(proba[row], lam, k0, thresholds, sets[row])
             return
         if b_val <= a_val:
             j_star = j_b
     if j_star == c:
         for i in range(K):
-            v = p_row[i]
+            v = proba[row, i]
             if v > 0.0 and q * v >= lam:
-                dest[i] = True
+                sets[row, i] = True
     else:
         for r in range(j_star):
-            dest[top[r]] = True
+            sets[row, top[r]] = True
 
 
 #: Inputs with fewer entries (n * K) use the serial one-pass set kernels.
 FAST_PARALLEL_MIN_SIZE = 1 << 20
+#: Rows with at most this many labels take the blocked one-pass kernel (ranks by counting).
+SOCOP_BLOCK_MAX_K = 16
+
+
+@jit(cache=True)
+def _socop_block_fast(proba, lam, k0, q, thresholds, r0, r1, pT, rank, srt, c_hit, s_hit, npos,
+                      tie, sets):
+    """:func:`_socop_set_row_fast` for rows ``r0:r1``, the per-label pass vectorised over rows.
+
+    The same quantities in the same order: ``c`` and ``s`` summed in label
+    order, the ``k0 + 1`` largest probabilities read at ranks ``0..k0``
+    (``rank_block``: larger first, ties by the lower index), the same
+    comparisons and the same hull-scan fallback near a tie.
+    """
+    K = proba.shape[1]
+    m = r1 - r0
+    rank_block(proba, r0, r1, pT, rank, srt)
+    for b in range(m):
+        c_hit[b] = 0
+        s_hit[b] = 0.0
+        npos[b] = 0
+        tie[b] = False
+    for i in range(K):
+        for b in range(m):
+            v = pT[i, b]
+            qv = q * v
+            pos = v > 0.0
+            hit = pos & (qv >= lam)
+            npos[b] += pos
+            c_hit[b] += hit
+            s_hit[b] += (lam - qv) if hit else 0.0
+            tie[b] |= pos & (abs(qv - lam) <= _TIE_RTOL * (qv + lam))
+    for b in range(m):
+        row = r0 + b
+        c = c_hit[b]
+        s = s_hit[b]
+        if tie[b]:
+            _set_row(proba[row], lam, k0, thresholds, sets[row])
+            continue
+        if c <= k0:  # best set of at most k0 labels
+            a_val = s
+            j_a = c
+        else:
+            a_val = 0.0
+            for r in range(k0):
+                a_val += lam - q * srt[r, b]
+            j_a = k0
+        j_star = j_a
+        if npos[b] >= k0 + 1:
+            if c >= k0 + 1:
+                b_val = 1.0 + s
+                j_b = c
+            else:
+                b_val = 1.0
+                for r in range(k0 + 1):
+                    b_val += lam - q * srt[r, b]
+                j_b = k0 + 1
+            if abs(b_val - a_val) <= _TIE_RTOL * (1.0 + lam * K + q):
+                _set_row(proba[row], lam, k0, thresholds, sets[row])
+                continue
+            if b_val <= a_val:
+                j_star = j_b
+        if j_star == c:
+            for i in range(K):
+                sets[row, i] = pT[i, b] > 0.0 and q * pT[i, b] >= lam
+        else:
+            for i in range(K):
+                sets[row, i] = rank[i, b] < j_star
+
+
+@jit(cache=True)
+def _socop_rows_fast(proba, lam, k0, q, lo, hi, sets):
+    """Rows ``lo:hi`` of the one-threshold SOCOP sets (blocked for few labels)."""
+    K = proba.shape[1]
+    thresholds = np.full(K, q)
+    if K > SOCOP_BLOCK_MAX_K:
+        top = np.empty(k0 + 1, dtype=np.int64)
+        for i in range(lo, hi):
+            _socop_set_row_fast(proba, i, lam, k0, q, thresholds, top, sets)
+        return
+    B = BLOCK
+    pT = np.empty((K, B))
+    srt = np.empty((K, B))
+    rank = np.empty((K, B), dtype=np.int64)
+    c_hit = np.empty(B, dtype=np.int64)
+    s_hit = np.empty(B)
+    npos = np.empty(B, dtype=np.int64)
+    tie = np.empty(B, dtype=np.bool_)
+    for r0 in range(lo, hi, B):
+        _socop_block_fast(proba, lam, k0, q, thresholds, r0, min(hi, r0 + B), pT, rank, srt,
+                          c_hit, s_hit, npos, tie, sets)
 
 
 @jit(parallel=True, cache=True)
 def socop_sets_threshold_kernel(proba, lam, k0, q):
     """SOCOP sets for one finite threshold ``q`` (``k0 <= FAST_SET_MAX_K0``), rows in parallel."""
-    n, K = proba.shape
+    n = proba.shape[0]
     sets = np.empty(proba.shape, dtype=np.bool_)
-    thresholds = np.full(K, q)
     step = (n + _N_CHUNKS - 1) // _N_CHUNKS
     for c in prange(_N_CHUNKS):
-        top = np.empty(k0 + 1, dtype=np.int64)
-        for i in range(c * step, min(n, (c + 1) * step)):
-            _socop_set_row_fast(proba[i], lam, k0, q, thresholds, top, sets[i])
+        _socop_rows_fast(proba, lam, k0, q, c * step, min(n, (c + 1) * step), sets)
     return sets
 
 
 @jit(cache=True)
 def socop_sets_threshold_kernel_serial(proba, lam, k0, q):
     """Serial twin of :func:`socop_sets_threshold_kernel`."""
-    n, K = proba.shape
     sets = np.empty(proba.shape, dtype=np.bool_)
-    thresholds = np.full(K, q)
-    top = np.empty(k0 + 1, dtype=np.int64)
-    for i in range(n):
-        _socop_set_row_fast(proba[i], lam, k0, q, thresholds, top, sets[i])
-    return sets
-
-
-# --------------------------------------------------------------------------
-# APS / RAPS sets (one sort per row). NumPy reference: ``_scores._aps_sets``.
-
-@jit(cache=True)
-def _desc_order(p_row):
-    """Labels by decreasing probability, ties by the lower index."""
-    order = np.argsort(-p_row)
-    K = p_row.shape[0]
-    i = 0
-    while i < K:
-        j = i + 1
-        v = p_row[order[i]]
-        while j < K and p_row[order[j]] == v:
-            j += 1
-        if j - i > 1:
-            order[i:j] = np.sort(order[i:j])
-        i = j
-    return order
-
-
-@jit(cache=True)
-def _aps_set_row(p_row, u, randomized, lam_reg, k_reg, q, dest):
-    K = p_row.shape[0]
-    order = _desc_order(p_row)
-    cum = 0.0
-    prev = -np.inf
-    for r in range(K):
-        lab = order[r]
-        pr = p_row[lab]
-        cum = cum + pr
-        excess = float(r + 1 - k_reg)
-        reg = lam_reg * excess if excess > 0 else 0.0
-        if randomized:
-            s = cum - pr + u * pr
-            if lam_reg > 0:
-                s = s + reg
-            dest[lab] = s <= q[lab]
-        else:
-            dest[lab] = prev < q[lab]
-            prev = cum + reg if lam_reg > 0 else cum
-
-
-@jit(parallel=True, cache=True)
-def aps_sets_kernel(proba, u, randomized, lam_reg, k_reg, q):
-    """APS/RAPS sets (randomised: ``s <= q``; else the crossing label kept), rows in parallel."""
-    sets = np.empty(proba.shape, dtype=np.bool_)
-    for i in prange(proba.shape[0]):
-        _aps_set_row(proba[i], u[i], randomized, lam_reg, k_reg, q, sets[i])
-    return sets
-
-
-@jit(cache=True)
-def aps_sets_kernel_serial(proba, u, randomized, lam_reg, k_reg, q):
-    """Serial twin of :func:`aps_sets_kernel`."""
-    sets = np.empty(proba.shape, dtype=np.bool_)
-    for i in range(proba.shape[0]):
-        _aps_set_row(proba[i], u[i], randomized, lam_reg, k_reg, q, sets[i])
-    return sets
-
-
-@jit(cache=True)
-def _key_gt(v, i, w, j):
-    """Label ``i`` (probability ``v``) ranks above label ``j`` (probability ``w``)."""
-    return v > w or (v == w and i < j)
-
-
-@jit(cache=True)
-def _aps_set_row_select(p_row, u, randomized, lam_reg, k_reg, q, cnt, mass, vals, idx, dest):
-    """APS/RAPS set for one threshold ``q`` without sorting the row.
-
-    The score grows with the rank, so the set is the top ``L`` labels. The
-    probabilities are bucketed by value (``B = len(cnt)`` equal buckets on
-    ``[0, max p]``); walking the buckets from the top with the mass and count
-    above, a bucket is wholly in the set when even its last label passes, wholly
-    out (with everything below) when its first label fails, and otherwise holds
-    the boundary: only that bucket's labels are sorted and walked exactly.
-    Expected O(K) per row.
-    """
-    K = p_row.shape[0]
-    if K <= _APS_SMALL_K:
-        for i in range(K):
-            vals[i] = p_row[i]
-            idx[i] = i
-            dest[i] = False
-        _walk_sorted(vals, idx, K, 0.0, 0, u, randomized, lam_reg, k_reg, q, dest)
-        return
-    B = cnt.shape[0]
-    pmax = 0.0
-    for i in range(K):
-        if p_row[i] > pmax:
-            pmax = p_row[i]
-    scale = B / pmax
-    for b in range(B):
-        cnt[b] = 0
-        mass[b] = 0.0
-    for i in range(K):
-        b = int(p_row[i] * scale)
-        if b >= B:
-            b = B - 1
-        cnt[b] += 1
-        mass[b] += p_row[i]
-    above_mass = 0.0
-    above_cnt = 0
-    cut = B - 1  # buckets above ``cut`` are in the set
-    part = -1  # the bucket that holds the boundary, if any
-    for b in range(B - 1, -1, -1):
-        c = cnt[b]
-        if c == 0:
-            continue
-        lo_val = (b / scale) * (1.0 - 1e-12)  # at most the bucket's smallest value
-        r_first = above_cnt + 1
-        r_last = above_cnt + c
-        if randomized:
-            ex = float(r_first - k_reg)
-            first_low = above_mass + u * lo_val
-            if lam_reg > 0 and ex > 0:
-                first_low += lam_reg * ex
-            ex = float(r_last - k_reg)
-            last_high = above_mass + mass[b]
-            if lam_reg > 0 and ex > 0:
-                last_high += lam_reg * ex
-            all_in = last_high <= q
-            all_out = first_low > q
-        else:
-            ex = float(r_first - 1 - k_reg)
-            first_prev = above_mass
-            if lam_reg > 0 and ex > 0:
-                first_prev += lam_reg * ex
-            ex = float(r_last - 1 - k_reg)
-            last_prev = above_mass + mass[b]
-            if lam_reg > 0 and ex > 0:
-                last_prev += lam_reg * ex
-            all_in = last_prev < q
-            all_out = r_first > 1 and first_prev >= q
-        if all_in:
-            above_mass += mass[b]
-            above_cnt += c
-            cut = b - 1
-            continue
-        if not all_out:
-            part = b
-        break
-    m = 0
-    for i in range(K):
-        b = int(p_row[i] * scale)
-        if b >= B:
-            b = B - 1
-        dest[i] = b > cut
-        if b == part:
-            vals[m] = p_row[i]
-            idx[m] = i
-            m += 1
-    if part >= 0:
-        _walk_sorted(vals, idx, m, above_mass, above_cnt, u, randomized, lam_reg, k_reg, q,
-                     dest)
-
-
-@jit(cache=True)
-def _walk_sorted(vals, idx, m, above_mass, above_cnt, u, randomized, lam_reg, k_reg, q,
-                 dest):
-    """Sort ``m`` labels into rank order (decreasing p, then index) and admit them in
-    turn while their score passes; ``above_*`` are the mass and count ranked above."""
-    for t in range(1, m):
-        v = vals[t]
-        ix = idx[t]
-        j = t
-        while j > 0 and (vals[j - 1] < v or (vals[j - 1] == v and idx[j - 1] > ix)):
-            vals[j] = vals[j - 1]
-            idx[j] = idx[j - 1]
-            j -= 1
-        vals[j] = v
-        idx[j] = ix
-    cum = above_mass
-    for t in range(m):
-        rank = above_cnt + t + 1
-        pv = vals[t]
-        if randomized:
-            ex = float(rank - k_reg)
-            sc = cum + u * pv
-            if lam_reg > 0 and ex > 0:
-                sc += lam_reg * ex
-            inside = sc <= q
-        elif rank == 1:
-            inside = True
-        else:
-            ex = float(rank - 1 - k_reg)
-            e_prev = cum
-            if lam_reg > 0 and ex > 0:
-                e_prev += lam_reg * ex
-            inside = e_prev < q
-        if not inside:
-            break
-        dest[idx[t]] = True
-        cum += pv
-
-
-#: Rows with at most this many labels are sorted whole (insertion sort) by the APS
-#: set kernels; longer rows are bucketed.
-_APS_SMALL_K = 32
-_N_BUCKETS_MAX = 4096
-
-
-@jit(parallel=True, cache=True)
-def aps_sets_threshold_kernel(proba, u, randomized, lam_reg, k_reg, q):
-    """APS/RAPS sets for one threshold ``q`` by value buckets (no sort), rows in parallel."""
-    n, K = proba.shape
-    sets = np.empty(proba.shape, dtype=np.bool_)
-    step = (n + _N_CHUNKS - 1) // _N_CHUNKS
-    nb = min(K, _N_BUCKETS_MAX)
-    for c in prange(_N_CHUNKS):
-        cnt = np.empty(nb, dtype=np.int64)
-        mass = np.empty(nb)
-        vals = np.empty(K)
-        idx = np.empty(K, dtype=np.int64)
-        for i in range(c * step, min(n, (c + 1) * step)):
-            _aps_set_row_select(proba[i], u[i], randomized, lam_reg, k_reg, q, cnt, mass,
-                                vals, idx, sets[i])
-    return sets
-
-
-@jit(cache=True)
-def aps_sets_threshold_kernel_serial(proba, u, randomized, lam_reg, k_reg, q):
-    """Serial twin of :func:`aps_sets_threshold_kernel`."""
-    n, K = proba.shape
-    sets = np.empty(proba.shape, dtype=np.bool_)
-    nb = min(K, _N_BUCKETS_MAX)
-    cnt = np.empty(nb, dtype=np.int64)
-    mass = np.empty(nb)
-    vals = np.empty(K)
-    idx = np.empty(K, dtype=np.int64)
-    for i in range(n):
-        _aps_set_row_select(proba[i], u[i], randomized, lam_reg, k_reg, q, cnt, mass, vals,
-                            idx, sets[i])
+    _socop_rows_fast(proba, lam, k0, q, 0, proba.shape[0], sets)
     return sets
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import warnings
 
 import numpy as np
@@ -28,11 +27,6 @@ from ._interval_metrics import evaluate_intervals
 from ._scores import SCORES, _fit_scale, _with_quantile, quantile_parameter
 
 __all__ = ["SplitConformalRegressor"]
-
-
-@functools.cache
-def _param_names(cls):
-    return tuple(BaseEstimator._get_param_names.__func__(cls))
 
 
 class SplitConformalRegressor(FitStateMixin, RegressorMixin, BaseEstimator):
@@ -195,11 +189,6 @@ class SplitConformalRegressor(FitStateMixin, RegressorMixin, BaseEstimator):
     }
     _fit_methods = ("fit", "calibrate")
 
-    @classmethod
-    def _get_param_names(cls):
-        # scikit-learn reads the __init__ signature at every get_params (a third of a
-        # prefit calibration's fixed cost); the names of a class never change
-        return list(_param_names(cls))
     #: parameters that shape the fitted models: calibrate without fit must not change them
     _model_params = ("estimator", "conformity_score", "scale_estimator", "prefit",
                      "calib_size", "random_state")
