@@ -158,11 +158,13 @@ class _AgACIState:
         return levels, rep, w, eta, out, miss
 
 
-def _default_limit(calibration):
+def _default_limit(calibration, what="bound_limit cannot default to"):
+    """``M = 2 max |e_i|`` over the calibration residuals (must be > 0)."""
     m = 2.0 * float(np.max(np.abs(calibration)))
     if not m > 0:
-        raise ValueError("bound_limit cannot default to twice the largest absolute "
-                         "calibration residual, which is 0; pass bound_limit > 0.")
+        raise ValueError(f"{what} twice the largest absolute calibration residual, which is "
+                         "0; pass bound_limit > 0." if what.startswith("bound_limit") else
+                         f"{what} twice the largest absolute residual, which is 0.")
     return m
 
 

@@ -333,7 +333,8 @@ class TimeSeriesRegressor(_WrappedModelTags, FitStateMixin, RegressorMixin,
         self.alpha_path_ = [self.alpha_t_]
         self.errors_ = []
         if self.method == "agaci":
-            self.bound_limit_ = _default_limit(self.residuals_)
+            self.bound_limit_ = _default_limit(
+                self.residuals_, "method='agaci' sets M, which stands for an infinite bound, to")
             self._agaci_ = _AgACIState(self.alpha, gammas, self.symmetric, self.bound_limit_)
             self.expert_alphas_ = self._agaci_.levels.copy()
             self.weights_path_ = []
