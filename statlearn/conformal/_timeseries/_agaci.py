@@ -247,7 +247,7 @@ def aggregated_adaptive_conformal_inference(residuals, calibration_residuals, al
                                             alpha_init=None, bound_limit=None):
     """Aggregated adaptive conformal inference (AgACI) over a stream of residuals.
 
-    Zaffran et al. (2022), Section 5 and their Algorithm (AgACI). Expert
+    Zaffran et al. (2022), their AgACI algorithm (online aggregation of ACI). Expert
     ``k`` runs adaptive conformal inference with step ``gamma_k``
     (:func:`adaptive_conformal_inference`): at step ``t`` its interval for the
     residual ``e_t = y_t - f(x_t)`` comes from the current calibration
@@ -306,7 +306,7 @@ def aggregated_adaptive_conformal_inference(residuals, calibration_residuals, al
     References
     ----------
     Zaffran, Feron, Goude, Josse & Dieuleveut (2022), "Adaptive conformal
-    predictions for time series", ICML, PMLR 162, Section 5 (AgACI).
+    predictions for time series", ICML, PMLR 162, the AgACI algorithm.
     Wintenberger (2017), "Optimal learning with Bernstein online aggregation",
     Machine Learning 106.
     Gibbs & Candes (2021), "Adaptive conformal inference under distribution

@@ -211,7 +211,7 @@ class TimeSeriesRegressor(_WrappedModelTags, FitStateMixin, RegressorMixin,
     Gibbs & Candes (2021), "Adaptive conformal inference under distribution
     shift", NeurIPS 34, eq. (2) and Proposition 4.1.
     Zaffran, Feron, Goude, Josse & Dieuleveut (2022), "Adaptive conformal
-    predictions for time series", ICML, PMLR 162, Section 5 (AgACI).
+    predictions for time series", ICML, PMLR 162, the AgACI algorithm.
 
     Examples
     --------
