@@ -1,7 +1,7 @@
 """
-=========================================================
-Intervals for a drifting time series: EnbPI and ACI
-=========================================================
+============================================================
+Intervals for a drifting time series: EnbPI, ACI and AgACI
+============================================================
 
 Split conformal intervals are valid when the data are exchangeable. A time
 series whose errors drift breaks that: an interval calibrated once on the
@@ -13,7 +13,9 @@ past covers less and less. This example forecasts the Mauna Loa CO2 record
   ensemble whose window of leave-one-out residuals slides as new weeks
   arrive;
 * ACI (``method="aci"``), which also moves its working level
-  ``alpha_t`` after every hit or miss.
+  ``alpha_t`` after every hit or miss;
+* AgACI (``method="agaci"``), which runs ACI over a grid of step sizes and
+  averages their bounds with online-learned weights.
 
 The figure shows the bands over the last two years and the running coverage
 against the target 0.9.
@@ -44,8 +46,8 @@ X_tr, y_tr, X_te, y_te = X[:n_train], y[:n_train], X[n_train:], y[n_train:]
 print(f"{n_missing} weeks interpolated; {n_train} training weeks, {y_te.size} test weeks")
 
 # %%
-# Three interval methods at 1 - alpha = 0.9
-# -----------------------------------------
+# Four interval methods at 1 - alpha = 0.9
+# ----------------------------------------
 # ``predict_interval_online`` gives each week its interval from the current
 # state and then reveals the response (EnbPI's sliding update; for ACI also
 # the level update).
@@ -57,9 +59,12 @@ enbpi = TimeSeriesRegressor(LinearRegression(), n_resamplings=B, block_length=52
                             random_state=0).fit(X_tr, y_tr)
 aci = TimeSeriesRegressor(LinearRegression(), method="aci", gamma=0.01, n_resamplings=B,
                           block_length=52, random_state=0).fit(X_tr, y_tr)
+agaci = TimeSeriesRegressor(LinearRegression(), method="agaci", n_resamplings=B,
+                            block_length=52, random_state=0).fit(X_tr, y_tr)
 intervals = {"split": split.predict_interval(X_te),
              "EnbPI": enbpi.predict_interval_online(X_te, y_te),
-             "ACI": aci.predict_interval_online(X_te, y_te)}
+             "ACI": aci.predict_interval_online(X_te, y_te),
+             "AgACI": agaci.predict_interval_online(X_te, y_te)}
 for name, iv in intervals.items():
     hit = (iv[:, 0] <= y_te) & (y_te <= iv[:, 1])
     w = iv[:, 1] - iv[:, 0]
@@ -85,7 +90,7 @@ for name, colour in (("split", "C0"), ("EnbPI", "C1")):
 top.plot(d[last], y_te[last], "k.", ms=3, label="observed")
 top.set_ylabel("CO2 (ppm)")
 top.legend(fontsize="small", ncol=4)
-for name, colour in (("split", "C0"), ("EnbPI", "C1"), ("ACI", "C2")):
+for name, colour in (("split", "C0"), ("EnbPI", "C1"), ("ACI", "C2"), ("AgACI", "C3")):
     iv = intervals[name]
     hit = (iv[:, 0] <= y_te) & (y_te <= iv[:, 1])
     bottom.plot(d, np.cumsum(hit) / np.arange(1, hit.size + 1), color=colour, label=name)

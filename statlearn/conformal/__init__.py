@@ -100,15 +100,18 @@ from ._selection import (
 )
 from ._timeseries import (
     ACIResult,
+    AgACIResult,
     TimeSeriesRegressor,
     aci_miscoverage_bound,
     aci_update,
     adaptive_conformal_inference,
+    aggregated_adaptive_conformal_inference,
     block_bootstrap_indices,
 )
 
 __all__ = [
     "ACIResult",
+    "AgACIResult",
     "BinaryRiskController",
     "ConformalSelector",
     "CrossConformalClassifier",
@@ -131,6 +134,7 @@ __all__ = [
     "aci_miscoverage_bound",
     "aci_update",
     "adaptive_conformal_inference",
+    "aggregated_adaptive_conformal_inference",
     "aps_scores",
     "bentkus_pvalue",
     "bh_select",

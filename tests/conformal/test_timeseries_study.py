@@ -38,7 +38,8 @@ def test_replication_split_loses_coverage_and_aci_holds_it():
     assert abs(out["ACI|coverage"] - 0.9) <= bound
     assert out["split|coverage"] < 0.8    # drift: calibrated once, it under-covers
     assert out["split|coverage_last_half"] < out["split|coverage"]
-    for m in ("split", "EnbPI", "ACI"):
+    assert 0.8 < out["AgACI|coverage"] <= 1.0
+    for m in ("split", "EnbPI", "ACI", "AgACI"):
         assert out[f"{m}|width"] > 0
     assert out["split|infinite"] == 0 and out["EnbPI|infinite"] == 0
 
@@ -46,6 +47,6 @@ def test_replication_split_loses_coverage_and_aci_holds_it():
 def test_study_report():
     rep = get_study("conformal-timeseries").run(_Tiny(quick=True))
     assert isinstance(rep, StudyReport)
-    assert list(rep.tables["methods"]["method"]) == ["split", "EnbPI", "ACI"]
+    assert list(rep.tables["methods"]["method"]) == ["split", "EnbPI", "ACI", "AgACI"]
     assert "interpolation" in rep.text and "Gibbs" in rep.text
     assert "bands_coverage" in rep.figures

@@ -1,4 +1,4 @@
-"""EnbPI (Xu & Xie, 2021) and adaptive conformal inference on its intervals."""
+"""EnbPI (Xu & Xie, 2021) and adaptive conformal inference (ACI, AgACI) on its intervals."""
 
 from __future__ import annotations
 
@@ -13,11 +13,12 @@ from ...base import Bool, FitStateMixin, HasMethods, Integral, Level, Options, R
 from ...utils import check_rng
 from .._core._arrays import float64_features, row_indexable
 from .._regression._inputs import _check_predictions, _check_target, _WrappedModelTags
-from ._aci import _order_stat, _rank, _step
+from ._aci import _step
+from ._agaci import _AgACIState, _check_gammas, _default_limit, _interval
 
 __all__ = ["TimeSeriesRegressor", "block_bootstrap_indices"]
 
-_METHODS = ("enbpi", "aci")
+_METHODS = ("enbpi", "aci", "agaci")
 _AGGREGATIONS = ("mean", "median")
 #: Largest number of (test row, training point, model) values held at once (median path).
 _CHUNK_VALUES = 4_000_000
@@ -112,17 +113,31 @@ class TimeSeriesRegressor(_WrappedModelTags, FitStateMixin, RegressorMixin,
     ``|mean(err_1..T) - alpha| <= (max(alpha, 1 - alpha) + gamma) /
     (gamma T)`` after ``T`` updates (their Proposition 4.1).
 
+    With ``method="agaci"`` (Zaffran et al., 2022, AgACI) one ACI expert
+    runs per step size in ``gammas``, each with its own working level, and
+    the interval is ``[sum_k w^l_k b^l_k, sum_k w^u_k b^u_k]``: the experts'
+    lower and upper bounds averaged with the weights of two Bernstein online
+    aggregations on the pinball loss at ``alpha / 2`` and ``1 - alpha / 2``
+    (see :func:`aggregated_adaptive_conformal_inference`). An infinite expert
+    bound enters the average as ``centre +- M``, ``M`` twice the largest
+    absolute residual of the window left by :meth:`fit`. :meth:`update` moves
+    every expert's level and both sets of weights row by row. Its guarantee
+    is the aggregation's regret bound on the pinball loss against each
+    expert, not a coverage rate.
+
     Guarantees: EnbPI's coverage is approximate, ``1 - alpha`` up to terms
     that vanish as ``n`` grows when the errors are stationary and strongly
     mixing and the ensemble estimates the regression function well (Xu & Xie,
-    2021, their theory section); ACI's long-run bound above holds for any sequence.
+    2021, their theory section); ACI's long-run bound above holds for any
+    sequence; AgACI's regret bound too, for any bounded sequence.
 
     Parameters
     ----------
     estimator : regressor, default=None
         Base model (``LinearRegression()`` when None).
-    method : {"enbpi", "aci"}, default="enbpi"
-        Fixed level ``alpha`` (EnbPI) or the adaptive level of ACI.
+    method : {"enbpi", "aci", "agaci"}, default="enbpi"
+        Fixed level ``alpha`` (EnbPI), the adaptive level of ACI, or the
+        aggregation of ACI experts (AgACI).
     n_resamplings : int, default=30
         Number ``B`` of bootstrap models.
     block_length : int, default=1
@@ -141,6 +156,9 @@ class TimeSeriesRegressor(_WrappedModelTags, FitStateMixin, RegressorMixin,
         Target miscoverage level in (0, 1).
     gamma : float, default=0.005
         ACI step size, ``> 0`` (used with ``method="aci"``).
+    gammas : array-like of float, default=None
+        Step sizes ``> 0`` of the AgACI experts (used with ``method="agaci"``;
+        None: the 29 positive values of the authors' grid, ``5e-6`` to ``0.09``).
     n_jobs : int or None, default=None
         Bootstrap models fitted in parallel (joblib semantics).
     random_state : None, int, numpy.random.Generator or RandomState
@@ -158,7 +176,13 @@ class TimeSeriesRegressor(_WrappedModelTags, FitStateMixin, RegressorMixin,
     residuals_ : ndarray of shape (n,)
         Current window of signed residuals ``y - f_{-i}(x)``, oldest first.
     alpha_t_ : float
-        Current working level (``alpha`` for EnbPI).
+        Current working level (``alpha`` for EnbPI and AgACI).
+    expert_alphas_ : ndarray of shape (K,)
+        AgACI only: current working level of each expert.
+    weights_path_ : list of ndarray of shape (K, 2)
+        AgACI only: the lower and upper weights used for each updated row.
+    bound_limit_ : float
+        AgACI only: ``M``, which stands for an infinite expert bound.
     alpha_path_ : list of float
         Working level before each update row, then the current one.
     errors_ : list of bool
@@ -168,7 +192,8 @@ class TimeSeriesRegressor(_WrappedModelTags, FitStateMixin, RegressorMixin,
 
     See Also
     --------
-    adaptive_conformal_inference, aci_update, block_bootstrap_indices,
+    adaptive_conformal_inference, aggregated_adaptive_conformal_inference, aci_update,
+    block_bootstrap_indices,
     CrossConformalRegressor
 
     Notes
@@ -185,6 +210,8 @@ class TimeSeriesRegressor(_WrappedModelTags, FitStateMixin, RegressorMixin,
     ICML, PMLR 139, Algorithm 1 (EnbPI).
     Gibbs & Candes (2021), "Adaptive conformal inference under distribution
     shift", NeurIPS 34, eq. (2) and Proposition 4.1.
+    Zaffran, Feron, Goude, Josse & Dieuleveut (2022), "Adaptive conformal
+    predictions for time series", ICML, PMLR 162, the AgACI algorithm.
 
     Examples
     --------
@@ -203,11 +230,16 @@ class TimeSeriesRegressor(_WrappedModelTags, FitStateMixin, RegressorMixin,
     >>> _ = aci.update(X[300:], y[300:])
     >>> bool(abs(np.mean(aci.errors_) - 0.1) <= (0.9 + 0.02) / (0.02 * 300))
     True
+    >>> ag = TimeSeriesRegressor(method="agaci", gammas=[0.005, 0.02, 0.05], n_resamplings=20,
+    ...                          random_state=0).fit(X[:300], y[:300])
+    >>> _ = ag.update(X[300:], y[300:])
+    >>> ag.expert_alphas_.shape, len(ag.weights_path_)
+    ((3,), 300)
     """
 
     def __init__(self, estimator=None, *, method="enbpi", n_resamplings=30, block_length=1,
                  resampler=None, aggregation="mean", symmetric=True, alpha=0.1, gamma=0.005,
-                 n_jobs=None, random_state=None):
+                 gammas=None, n_jobs=None, random_state=None):
         self.estimator = estimator
         self.method = method
         self.n_resamplings = n_resamplings
@@ -217,6 +249,7 @@ class TimeSeriesRegressor(_WrappedModelTags, FitStateMixin, RegressorMixin,
         self.symmetric = symmetric
         self.alpha = alpha
         self.gamma = gamma
+        self.gammas = gammas
         self.n_jobs = n_jobs
         self.random_state = random_state
 
@@ -231,6 +264,7 @@ class TimeSeriesRegressor(_WrappedModelTags, FitStateMixin, RegressorMixin,
         "symmetric": [Bool()],
         "alpha": [Level()],
         "gamma": [Real(0, None, closed="neither")],
+        "gammas": [None, "array-like"],
         "n_jobs": [None, Integral()],
         "random_state": ["random_state"],
     }
@@ -251,6 +285,7 @@ class TimeSeriesRegressor(_WrappedModelTags, FitStateMixin, RegressorMixin,
         -------
         self
         """
+        gammas = _check_gammas(self.gammas) if self.method == "agaci" else None
         X = float64_features(X)
         validate_data(self, X, skip_check_array=True)
         y = _check_target(y)
@@ -297,6 +332,12 @@ class TimeSeriesRegressor(_WrappedModelTags, FitStateMixin, RegressorMixin,
         self.alpha_t_ = float(self.alpha)
         self.alpha_path_ = [self.alpha_t_]
         self.errors_ = []
+        if self.method == "agaci":
+            self.bound_limit_ = _default_limit(
+                self.residuals_, "method='agaci' sets M, which stands for an infinite bound, to")
+            self._agaci_ = _AgACIState(self.alpha, gammas, self.symmetric, self.bound_limit_)
+            self.expert_alphas_ = self._agaci_.levels.copy()
+            self.weights_path_ = []
         return self
 
     # ------------------------------------------------------------ internals
@@ -335,23 +376,8 @@ class TimeSeriesRegressor(_WrappedModelTags, FitStateMixin, RegressorMixin,
 
     def _bounds(self, centre, level, residuals):
         """Interval at the given working level around each centre, shape (m, 2)."""
-        n = residuals.size
-        out = np.empty((centre.size, 2))
-        if level >= 1.0:  # ACI: the empty set
-            out[:, 0], out[:, 1] = np.inf, -np.inf
-            return out
-        if level <= 0.0:  # ACI: the whole line
-            out[:, 0], out[:, 1] = -np.inf, np.inf
-            return out
-        if self.symmetric:
-            q = _order_stat(np.abs(residuals), _rank(n, level))
-            out[:, 0], out[:, 1] = centre - q, centre + q
-            return out
-        k = _rank(n, level / 2)
-        hi = _order_stat(residuals, k)
-        lo = _order_stat(residuals, n + 1 - k) if k <= n else -np.inf
-        out[:, 0], out[:, 1] = centre + lo, centre + hi
-        return out
+        lo, hi = _interval(residuals, level, self.symmetric)
+        return np.column_stack([centre + lo, centre + hi])
 
     # --------------------------------------------------------------- outputs
     def predict(self, X):
@@ -384,7 +410,11 @@ class TimeSeriesRegressor(_WrappedModelTags, FitStateMixin, RegressorMixin,
             Lower and upper bounds (``(+inf, -inf)`` for an empty ACI set).
         """
         self._check_fitted()
-        return self._bounds(self.predict(X), self.alpha_t_, self.residuals_)
+        centre = self.predict(X)
+        if self.method == "agaci":
+            b = self._agaci_.predict(self.residuals_)[-1]
+            return np.column_stack([centre + b[0], centre + b[1]])
+        return self._bounds(centre, self.alpha_t_, self.residuals_)
 
     def predict_interval_online(self, X, y, batch_size=1):
         """Intervals for a stretch of new points, updating after each batch.
@@ -392,8 +422,8 @@ class TimeSeriesRegressor(_WrappedModelTags, FitStateMixin, RegressorMixin,
         The rows are taken in order, ``batch_size`` at a time: each batch
         gets its intervals from the current state, then :meth:`update` is
         applied to it (Algorithm 1 of Xu & Xie with batch size ``s``). For
-        ``method="aci"`` the level moves after every row, so ``batch_size``
-        must be 1.
+        ``method="aci"`` and ``"agaci"`` the levels (and AgACI's weights) move
+        after every row, so ``batch_size`` must be 1.
 
         Parameters
         ----------
@@ -412,8 +442,8 @@ class TimeSeriesRegressor(_WrappedModelTags, FitStateMixin, RegressorMixin,
 
         self._check_fitted()
         s = check_int(batch_size, "batch_size", low=1)
-        if self.method == "aci" and s != 1:
-            raise ValueError(f"batch_size must be 1 with method='aci', got {s}.")
+        if self.method in ("aci", "agaci") and s != 1:
+            raise ValueError(f"batch_size must be 1 with method={self.method!r}, got {s}.")
         return self._online(X, y, s)
 
     def update(self, X, y):
@@ -424,7 +454,8 @@ class TimeSeriesRegressor(_WrappedModelTags, FitStateMixin, RegressorMixin,
         window length arrive, the window is the latest ``n`` of them). ACI:
         the rows are taken one at a time, each first scored against its
         interval at ``alpha_t`` (appended to ``errors_``), then the level is
-        updated and the window slides.
+        updated and the window slides. AgACI: likewise, row by row, with
+        every expert's level and both sets of BOA weights.
 
         Parameters
         ----------
@@ -438,7 +469,7 @@ class TimeSeriesRegressor(_WrappedModelTags, FitStateMixin, RegressorMixin,
         self
         """
         self._check_fitted()
-        self._online(X, y, 1 if self.method == "aci" else max(1, _num_samples(X)))
+        self._online(X, y, 1 if self.method in ("aci", "agaci") else max(1, _num_samples(X)))
         return self
 
     def _online(self, X, y, s):
@@ -454,6 +485,8 @@ class TimeSeriesRegressor(_WrappedModelTags, FitStateMixin, RegressorMixin,
         out = np.empty((m, 2))
         level, alpha, gamma = self.alpha_t_, float(self.alpha), float(self.gamma)
         errors, path = [], []
+        if self.method == "agaci":
+            return self._online_agaci(buf, centre, y, n)
         for start in range(0, m, s):
             stop = min(start + s, m)
             window = buf[start:start + n]
@@ -470,9 +503,26 @@ class TimeSeriesRegressor(_WrappedModelTags, FitStateMixin, RegressorMixin,
         self.errors_ = self.errors_ + errors
         return out
 
+    def _online_agaci(self, buf, centre, y, n):
+        m = centre.size
+        out = np.empty((m, 2))
+        weights, errors = [], []
+        for t in range(m):
+            rec = self._agaci_.step(buf[t:t + n], buf[n + t])
+            out[t] = centre[t] + rec[4]
+            weights.append(rec[2])
+            errors.append(not bool(out[t, 0] <= y[t] <= out[t, 1]))
+        self.residuals_ = buf[-n:]
+        self.alpha_path_ = self.alpha_path_[:-1] + [self.alpha_t_] * m + [self.alpha_t_]
+        self.errors_ = self.errors_ + errors
+        self.weights_path_ = self.weights_path_ + weights
+        self.expert_alphas_ = self._agaci_.levels.copy()
+        return out
+
     @classmethod
     def _statlearn_test_instances(cls):
         return [cls(n_resamplings=15, random_state=0),
                 cls(method="aci", aggregation="median", symmetric=False, n_resamplings=15,
-                    block_length=2, random_state=0)]
+                    block_length=2, random_state=0),
+                cls(method="agaci", gammas=[0.01, 0.05], n_resamplings=15, random_state=0)]
 
