@@ -409,7 +409,8 @@ def _degrees_text(degrees):
 @register_study("spectral-oracle", title="Spectral clustering oracle with little memory",
                 paper="Shen, Zhu, Peng, Huang (ICLR 2026), OpenReview 0GpolO2auw")
 def spectral_oracle_study(ctx: StudyContext) -> StudyReport:
-    """The paper's SBM table (low-memory vs prior oracle) and the S-vs-T curve.
+    """The paper's SBM table (low-memory vs prior oracle), the S-vs-T curve, and both walks
+    against SpectralClustering on graphs with heterogeneous degrees (ARI against mu).
 
     Examples
     --------
