@@ -22,7 +22,7 @@ DEGREE_METHODS = {
     "SpectralClustering": None,
     "d-bounded": {"walk": "d-bounded"},
     "normalised": {"walk": "degree-normalised"},
-    "normalised, auto R": {"walk": "degree-normalised", "n_walks": "auto"},
+    "normalised, auto": {"walk": "degree-normalised", "n_walks": "auto"},
 }
 
 
