@@ -73,14 +73,17 @@ solver is timed when ``pyamg`` is installed.
 
 ``--degrees`` compares the two walks of the oracle (``walk="d-bounded"`` and
 ``"degree-normalised"``, fast mode, threshold graph or k-means on the
-landmarks) with SpectralClustering on graphs with heterogeneous degrees: the
-karate club, the digits 10-NN graph, networkx LFR graphs (``n = 10**3`` and
-``10**4``, ``mu = 0.1, 0.2, 0.3``, degree exponents 2.5 and 3) and
-degree-corrected SBMs (``n = 10**5``; ``10**6`` in the full run): ARI against
-the truth on 1,000 random vertices, build plus 1,000 queries time and added
-memory, each in a fresh process (``--graphs`` selects graphs by name,
-``--quick`` keeps ``n = 1000`` LFR and ``n = 10**5`` DC-SBM). Results: the user
-guide, section "Graphs with heterogeneous degrees".
+landmarks; the normalised walk also with ``n_walks="auto"``) with
+SpectralClustering on graphs with heterogeneous degrees: the karate club, the
+digits 10-NN graph, networkx LFR graphs (``n = 10**3``, ``10**4`` and
+``10**5``, ``mu = 0.1, 0.2, 0.3``, degree exponents 2.5 and 3; at ``10**5``
+networkx raised ``ExceededMaxIterations`` for seeds 0 to 3 with exponent 2.5;
+each seed is time-boxed to 600 s there) and degree-corrected SBMs (``n = 10**5``; ``10**6`` in the full
+run): ARI against the truth on 1,000 random vertices, build plus 1,000 queries
+time and added memory, each in a fresh process (``--graphs`` selects graphs by
+name, only those are drawn; ``--methods`` selects methods; ``--quick`` keeps
+``n = 1000`` LFR and ``n = 10**5`` DC-SBM). Results: the user guide, section
+"Graphs with heterogeneous degrees".
 
 Run ``python benchmarks/bench_spectral_oracle.py`` (``n`` up to ``10**6``,
 about 15 minutes) or ``--quick`` (``n`` up to ``10**5``, about 2.5 minutes).
@@ -349,6 +352,8 @@ DEGREE_ORACLES = {
     "d-bounded/kmeans": {"landmark_clustering": "kmeans"},
     "normalised/threshold": {"walk": "degree-normalised"},
     "normalised/kmeans": {"walk": "degree-normalised", "landmark_clustering": "kmeans"},
+    "normalised/kmeans/auto": {"walk": "degree-normalised", "landmark_clustering": "kmeans",
+                               "n_walks": "auto"},
 }
 #: LFR parameters: power-law degrees (exponent tau1), community sizes (exponent 1.5)
 #: between n/8 and n/4, mean degree 20, largest degree 3 sqrt(n); the first seed in
@@ -417,21 +422,30 @@ def _karate():
     return _int32_csr(nx.to_scipy_sparse_array(G, weight=None, format="csr")), y
 
 
-def degree_graphs(quick):
-    """``(name, A, y, note)`` of the heterogeneous-degree comparison."""
+def degree_graphs(quick, only=None):
+    """``(name, A, y, note)`` of the heterogeneous-degree comparison (only the graphs whose
+    name contains one of the strings in ``only``, when given; the others are not drawn)."""
     from statlearn.studies.spectral_oracle import make_dcsbm_graph
 
-    yield ("karate club", *_karate(), "networkx, 2 clubs")
-    yield ("digits 10-NN", *_digits_knn(), "symmetrised, k = 10")
-    for n in ([1000] if quick else [1000, 10_000]):
+    def wanted(name):
+        return not only or any(o in name for o in only)
+
+    if wanted("karate club"):
+        yield ("karate club", *_karate(), "networkx, 2 clubs")
+    if wanted("digits 10-NN"):
+        yield ("digits 10-NN", *_digits_knn(), "symmetrised, k = 10")
+    for n in ([1000] if quick else [1000, 10_000, 100_000]):
         for tau1 in (2.5, 3.0):
             for mu in (0.1, 0.2, 0.3):
-                A, y, note = _lfr(n, tau1, mu, 30 if n <= 1000 else 300)
-                yield (f"LFR n={n} tau1={tau1} mu={mu}", A, y, note)
+                name = f"LFR n={n} tau1={tau1} mu={mu}"
+                if wanted(name):
+                    yield (name, *_lfr(n, tau1, mu, {1000: 30, 10_000: 300}.get(n, 600)))
     for n in ([100_000] if quick else [100_000, 1_000_000]):
         for mu in (0.1, 0.2):
-            A, y = make_dcsbm_graph(n, 5, mu=mu, exponent=2.5, random_state=0)
-            yield (f"DC-SBM n={n} k=5 mu={mu}", A, y, "exponent 2.5, mean degree 20")
+            name = f"DC-SBM n={n} k=5 mu={mu}"
+            if wanted(name):
+                A, y = make_dcsbm_graph(n, 5, mu=mu, exponent=2.5, random_state=0)
+                yield (name, A, y, "exponent 2.5, mean degree 20")
 
 
 def degrees_worker(method, path, n_queries):
@@ -498,15 +512,13 @@ def _run_degrees_worker(method, path, n_queries, timeout):
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
-def degrees_table(quick, only=None, n_queries=1000):
+def degrees_table(quick, only=None, n_queries=1000, methods=None):
     """ARI against the truth, build + ``n_queries`` queries time and added memory of both
     walks (fast mode) and SpectralClustering (LOBPCG) on graphs with heterogeneous degrees,
     each measurement in a fresh process."""
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
-        for name, A, y, note in degree_graphs(quick):
-            if only and not any(o in name for o in only):
-                continue
+        for name, A, y, note in degree_graphs(quick, only):
             row = {"graph": name, "n": None, "note": note}
             if A is None:
                 rows.append(row)
@@ -519,7 +531,7 @@ def degrees_table(quick, only=None, n_queries=1000):
             np.savez(path, data=A.data, indices=A.indices, indptr=A.indptr,
                      shape=np.array(A.shape), labels=y)
             del A
-            for method in ["SpectralClustering", *DEGREE_ORACLES]:
+            for method in methods or ["SpectralClustering", *DEGREE_ORACLES]:
                 res = _run_degrees_worker(method, path, n_queries, 1800)
                 short = "SC" if method == "SpectralClustering" else method
                 if "error" in res:
@@ -548,6 +560,9 @@ def main(argv=None):
                              "k-NN): both walks against SpectralClustering")
     parser.add_argument("--graphs", default=None,
                         help="with --degrees: comma-separated substrings of the graph names")
+    parser.add_argument("--methods", default=None,
+                        help="with --degrees: comma-separated methods (SpectralClustering "
+                             f"and {', '.join(DEGREE_ORACLES)}; default all)")
     parser.add_argument("--degrees-worker", nargs=3, metavar=("METHOD", "PATH", "Q"))
     args = parser.parse_args(argv)
     if args.worker:
@@ -559,7 +574,11 @@ def main(argv=None):
         return 0
     if args.degrees:
         only = args.graphs.split(",") if args.graphs else None
-        table = degrees_table(args.quick, only)
+        methods = args.methods.split(",") if args.methods else None
+        for m in methods or []:
+            if m != "SpectralClustering" and m not in DEGREE_ORACLES:
+                parser.error(f"unknown method {m!r}")
+        table = degrees_table(args.quick, only, methods=methods)
         with pd.option_context("display.width", 250, "display.max_columns", 40,
                                "display.float_format", "{:.3g}".format):
             print(table.to_string(index=False))

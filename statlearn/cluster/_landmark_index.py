@@ -39,7 +39,7 @@ size; the decision rule on these sums is in :mod:`._certified_queries`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import scipy.sparse as sp
@@ -49,6 +49,7 @@ from statlearn.utils._validation import _scalar
 from ._build import BuildState, Search, refusal, start_attempt
 from ._embedding import embed_landmarks, gap_ratio, gram_spectrum, label_landmarks
 from ._kernels import index_counts_kernel, index_scores_kernel, index_weighted_counts_kernel
+from ._params import AUTO_WALKS_DOUBLINGS, AUTO_WALKS_GAP, WORDS_PER_ENDPOINT
 from ._walk_positions import position_dtype, walk_rows
 from ._walks import base_words, derive_keys
 
@@ -231,18 +232,44 @@ class FastBuildState(BuildState):
     """
 
     positions: dict | None = None
+    n_walks: int | None = None
 
 
 def fast_stages(o, st: FastBuildState):
     """The stages of the fast build (see the module docstring)."""
-    g, p = o._g, o._p
     cands = o._build.cands
     sample = start_attempt(o, st)
     landmarks, cluster_landmarks = sample.landmarks, sample.cluster_landmarks
     ts = list(cands) if cands else [int(_scalar(o.walk_length))]
-    r = p.n_walks
+    if o._build.first is None:
+        o._build.first = o._p  # the parameters resolved by fit (R of the first round)
+    first = o._build.first
+    if st.n_walks is None:
+        st.n_walks = first.n_walks
+    r = st.n_walks
+    p = o._p = replace(first, n_walks=r, batch_size=r, buffer_words=WORDS_PER_ENDPOINT * r)
     keys = derive_keys(base_words(sample.seeds["gram"]), np.column_stack([landmarks,
                                                                           np.arange(p.s)]))
+    while True:
+        yield from _search_lengths(o, st, ts, landmarks, keys)
+        gap = st.search.scores[st.search.best.t]
+        if (not p.auto_walks or gap >= AUTO_WALKS_GAP
+                or r >= first.n_walks << AUTO_WALKS_DOUBLINGS):
+            break
+        # n_walks="auto": the noise part of sigma_{k+1} falls like 1 / R; search again
+        # with twice the walks (the walks are counter based: the first R are the same)
+        r = st.n_walks = 2 * r
+        p = o._p = replace(p, n_walks=r, batch_size=r, buffer_words=WORDS_PER_ENDPOINT * r)
+        st.search, st.positions = None, {}
+        yield f"n_walks doubled to {r} (eigen-gap {gap:.3g})", 0
+    o.n_walks_ = o.batch_size_ = r
+    yield from _finish(o, st, cands, sample, cluster_landmarks)
+
+
+def _search_lengths(o, st, ts, landmarks, keys):
+    """The walk-length search of the fast build at the current ``R`` (continued walks)."""
+    g, p = o._g, o._p
+    r = p.n_walks
     rows = max(1, _WALK_ROWS_CHUNK // (2 * r))
     chunks = [(lo, min(p.s, lo + rows)) for lo in range(0, p.s, rows)]
     advancing = o.backend == "numba" and g.has_csr
@@ -282,6 +309,12 @@ def fast_stages(o, st: FastBuildState):
             stop = scores[best.t] >= 2
         st.search = FastSearch(scores, stop, best)
         yield f"Gram matrix t={t}", 0
+
+
+def _finish(o, st, cands, sample, cluster_landmarks):
+    """Embedding, cluster landmarks, labels and accounting at the chosen walk length."""
+    g, p = o._g, o._p
+    r = p.n_walks
     st.positions = None  # landmark walks are no longer needed
     scores, best = st.search.scores, st.search.best
     t, index = best.t, best.index

@@ -88,11 +88,15 @@ class SpectralClusteringOracle(FitStateMixin, ParamsMixin):
         value with ``peak_memory_words_ <= memory_budget`` (in ``mode="prior"``
         it sets ``n_walks``). Give at most one of ``batch_size`` and
         ``memory_budget``.
-    n_walks : int or None
+    n_walks : int, "auto" or None
         ``R``, walks per side of each estimate, rounded up to a multiple of
         ``batch_size``. Default ``max(b, ceil(4 n / b))`` (``ceil(sqrt(4 n))``
-        in prior mode), so that every estimate compares about ``4 n`` walk
-        pairs whatever ``b``.
+        in prior mode, ``max(16, ceil(8 sqrt(n / k)))`` in fast mode), so that
+        every estimate compares about ``4 n`` walk pairs whatever ``b``.
+        ``"auto"`` (fast mode): start at the fast default and double ``R``,
+        searching the walk length again, until the eigen-gap ratio ``sigma_k /
+        sigma_{k+1}`` of ``(n/s) G`` reaches 2 or ``R`` is 16 times the start
+        (see Notes); ``n_walks_`` is the ``R`` kept.
     n_landmarks : int or None
         ``s``; default ``ceil(10 k ln(k+1) + 20)``.
     n_cluster_landmarks : int or None
@@ -159,9 +163,7 @@ class SpectralClusteringOracle(FitStateMixin, ParamsMixin):
         ``w`` the weighted degrees and ``d = max_degree`` (default the
         largest ``w``).
     progress : bool, default=False
-        Show a progress bar of the build (tqdm), in walk steps, with the
-        current stage (walk length being tried, Gram matrix, cluster
-        landmarks).
+        Show a progress bar of the build (tqdm) in walk steps, with the current stage.
     time_budget : float or None, default=None
         Seconds a call of :meth:`fit` (or :meth:`resume`) may spend on the
         build. When they are spent, the build stops after the current stage,
@@ -169,8 +171,7 @@ class SpectralClusteringOracle(FitStateMixin, ParamsMixin):
         ``"partial"`` and the oracle refuses queries until :meth:`resume`
         finishes it. ``None``: no limit.
     backend : {"numba", "numpy", "cupy"}, default="numba"
-        Walk engine: Numba kernels over CSR arrays, or the batched array-API
-        path on NumPy or CuPy (GPU). Identical results.
+        Numba kernels over CSR arrays, or array-API on NumPy or CuPy: identical results.
     n_jobs : int or None
         Numba threads, or on the array-API backends the number of
         pairs walked at once (each holding one batch: memory grows with it and
@@ -280,7 +281,8 @@ class SpectralClusteringOracle(FitStateMixin, ParamsMixin):
     *mean* estimated dot product. The walk-length search continues the same
     walks from one candidate to the next; a graph without cluster structure
     is refused, with its diagnostic, after at most ``2 s R max(candidates) +
-    s' R t`` walk steps.
+    s' R t`` walk steps (``n_walks="auto"``: twice that at the last ``R``; the
+    noise eigenvalues of ``(n/s) G`` fall like ``1 / R``, the signal does not).
 
     *Sequential queries (``error_rate``, fast mode).* Query walks double until
     empirical Bernstein bounds [4]_ certify the best cluster against every
@@ -345,7 +347,7 @@ class SpectralClusteringOracle(FitStateMixin, ParamsMixin):
         "walk_length_candidates": [None, "array-like"],  # each a positive int: fit checks
         "batch_size": [None, Integral(1)],
         "memory_budget": [None, Integral(1)],
-        "n_walks": [None, Integral(1)],
+        "n_walks": [None, Options(["auto"]), Integral(1)],
         "n_landmarks": [None, Integral(1)],
         "n_cluster_landmarks": [None, Integral(1)],
         "n_repeats": [None, Integral(1)],
@@ -378,8 +380,8 @@ class SpectralClusteringOracle(FitStateMixin, ParamsMixin):
                  batch_size=None, memory_budget=None, n_walks=None, n_landmarks=None,
                  n_cluster_landmarks=None, n_repeats=None, threshold=None,
                  threshold_scale=0.5, balance=1.0, max_degree=None, walk="d-bounded",
-                 mode="batched",
-                 error_rate=None, max_query_walks=None, landmark_clustering="threshold",
+                 mode="batched", error_rate=None, max_query_walks=None,
+                 landmark_clustering="threshold",
                  outlier_label=-1, max_retries=0, symmetrize=False, weighted=False,
                  progress=False, time_budget=None, backend="numba", n_jobs=None,
                  random_state=None):

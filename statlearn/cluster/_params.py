@@ -24,6 +24,10 @@ WORDS_PER_ENDPOINT = 1
 #: fast mode: ``R = 8 sqrt(n / k)`` walks per side give about 64 expected collisions
 #: between a vertex and a landmark of its cluster (collision probability ``k / n``)
 FAST_WALKS_FACTOR = 8.0
+#: ``n_walks="auto"`` (fast mode): the eigen-gap ratio ``sigma_k / sigma_{k+1}`` to reach
+#: (the walk-length search's own success mark) and the most doublings of the walks
+AUTO_WALKS_GAP = 2.0
+AUTO_WALKS_DOUBLINGS = 4
 
 
 def default_n_repeats(n: int) -> int:
@@ -101,6 +105,7 @@ class Resolved:
     threshold: float
     prior: bool
     fast: bool = False
+    auto_walks: bool = False
 
 
 def _opt_int(value):
@@ -147,7 +152,11 @@ def resolve(est, n: int, n_candidates: int) -> Resolved:
         raise ValueError("batch_size is not used with mode='prior' (it stores all n_walks "
                          "endpoints); set n_walks or memory_budget instead.")
     b = _opt_int(est.batch_size)
-    r = _opt_int(est.n_walks)
+    auto_walks = isinstance(_scalar(est.n_walks), str)
+    if auto_walks and not fast:
+        raise ValueError("n_walks='auto' needs mode='fast' (it doubles the stored landmark "
+                         "walks); give an int or None in the batched and prior modes.")
+    r = None if auto_walks else _opt_int(est.n_walks)
     budget = _opt_int(est.memory_budget)
     if budget is not None:
         with_walks, without = memory_layout(s, sc, k, reps, n_candidates)
@@ -190,4 +199,4 @@ def resolve(est, n: int, n_candidates: int) -> Resolved:
         theta = float(_scalar(est.threshold))
     return Resolved(n=n, k=k, s=s, sc=sc, reps=reps, batch_size=b, n_walks=n_batches * b,
                     n_batches=n_batches, buffer_words=buffer_words, threshold=theta,
-                    prior=prior, fast=fast)
+                    prior=prior, fast=fast, auto_walks=auto_walks)

@@ -40,6 +40,11 @@ ESTIMATORS = [
                                                       random_state=0),
                   lambda: {"graph": _two()},
                   {"predict": lambda: {"vertices": np.arange(0, 200, 7)}}),
+    EstimatorCase(lambda: Cl.SpectralClusteringOracle(n_clusters=2, walk="degree-normalised",
+                                                      mode="fast", n_walks="auto",
+                                                      walk_length=20, random_state=0),
+                  lambda: {"graph": _two()},
+                  {"predict": lambda: {"vertices": np.arange(0, 200, 7)}}),
 ]
 
 NOT_APPLICABLE = {}
