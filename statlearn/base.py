@@ -31,6 +31,7 @@ import weakref
 from typing import ClassVar
 
 import numpy as np
+from sklearn.base import BaseEstimator
 from sklearn.exceptions import NotFittedError
 
 from .utils._constraints import (
@@ -152,6 +153,9 @@ def validate_params(obj, constraints: dict | None = None) -> None:
 
 # --------------------------------------------------------------------- parameters
 _PARAM_NAMES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # {class: names}
+
+
+_SKLEARN_GET_PARAMS = BaseEstimator.get_params
 
 
 def _cached_param_names(cls, compute):
@@ -306,8 +310,23 @@ def param_record(obj, names=None) -> dict:
     statlearn.base.StaleFitError: Ridge parameter alpha changed since fit (fit with 1.0, ...
     """
     keep = None if names is None else set(names)
-    return {k: _freeze(v) for k, v in obj.get_params(deep=True).items()
+    return {k: _freeze(v) for k, v in _deep_params(obj).items()
             if keep is None or k.partition("__")[0] in keep}
+
+
+def _deep_params(obj):
+    """``obj.get_params(deep=True)``, reading each plain scikit-learn class's parameter
+    names once (its own ``get_params`` reads the ``__init__`` signature at every call);
+    a class that overrides ``get_params`` is asked itself."""
+    if getattr(type(obj), "get_params", None) is not _SKLEARN_GET_PARAMS:
+        return obj.get_params(deep=True)
+    out = {}
+    for key in _cached_param_names(type(obj), type(obj)._get_param_names):
+        value = getattr(obj, key)
+        if hasattr(value, "get_params") and not isinstance(value, type):
+            out.update((f"{key}__{k}", v) for k, v in _deep_params(value).items())
+        out[key] = value
+    return out
 
 
 def check_param_record(obj, record, action, names=None):

@@ -283,3 +283,30 @@ def test_the_library_estimators_names_are_their_signatures(module, name):
 
     cls = getattr(importlib.import_module(module), name)
     assert sorted(cls._get_param_names()) == _signature_names(cls)
+
+
+def test_deep_params_equal_scikit_learns_own_at_every_depth():
+    # param_record reads nested plain scikit-learn estimators' names from a per-class
+    # cache; it must give exactly what get_params(deep=True) gives, overriding
+    # classes (Pipeline) included, values compared by identity
+    from sklearn.linear_model import LogisticRegression, Ridge
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    from statlearn.base import _deep_params, check_param_record, param_record
+    from statlearn.conformal import CrossConformalRegressor, SplitConformalClassifier
+
+    objs = [Ridge(alpha=3.0),
+            make_pipeline(StandardScaler(), Ridge(alpha=2.0)),
+            CrossConformalRegressor(make_pipeline(StandardScaler(), Ridge()), cv=4),
+            SplitConformalClassifier(LogisticRegression(C=0.5), alpha=0.2)]
+    for obj in objs:
+        ours, theirs = _deep_params(obj), obj.get_params(deep=True)
+        assert list(ours) == list(theirs)
+        assert all(ours[k] is theirs[k] for k in theirs)
+    # a nested change after the record is still seen
+    est = objs[2]
+    record = param_record(est)
+    est.set_params(estimator__ridge__alpha=5.0)
+    with pytest.raises(StaleFitError, match="estimator__ridge__alpha"):
+        check_param_record(est, record, "predict")
