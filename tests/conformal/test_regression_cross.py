@@ -148,6 +148,11 @@ def test_coverage_on_ordinary_data(method, cv):
         assert abs(covs.mean() - (1 - alpha)) <= 0.03 + 4.9 * se
 
 
+class _OneFold:
+    def split(self, X, y=None):
+        yield np.arange(0), np.arange(len(X))
+
+
 def test_bad_input():
     rng = np.random.default_rng(5)
     X, y = _data(rng, 30)
@@ -161,6 +166,9 @@ def test_bad_input():
         CrossConformalRegressor(cv=[1, 2]).fit(X, y)
     with pytest.raises(ValueError, match="exactly one test fold"):
         CrossConformalRegressor(cv=ShuffleSplit(3, test_size=0.2, random_state=0)).fit(X, y)
+    with pytest.raises(ValueError, match="cv must give at least 2 folds, got 1"):
+        # one "fold" holding every sample: no model would be left to score them
+        CrossConformalRegressor(cv=_OneFold()).fit(X, y)
     with pytest.raises(ValueError, match="alpha"):
         CrossConformalRegressor(alpha=1.0).fit(X, y)
     y_nan = y.copy()

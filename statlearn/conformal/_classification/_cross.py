@@ -2,20 +2,17 @@
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 from joblib import Parallel, delayed
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.linear_model import LogisticRegression
-from sklearn.model_selection import LeaveOneOut, StratifiedKFold
 from sklearn.utils import _safe_indexing, get_tags
 from sklearn.utils.validation import _num_samples, validate_data
 
 from ...base import Bool, FitStateMixin, HasMethods, Integral, Level, Options, Real
 from ...utils import check_probabilities, check_rng
-from ...utils._validation import _scalar
 from .._core._arrays import float64_features, host, row_indexable
+from .._core._folds import SPLITTER, cv_folds
 from .._core._quantile import conformal_rank
 from .._core._thresholds import thresholds_from_scores
 from ._classifier import _check_labels_y
@@ -85,10 +82,6 @@ def cv_plus_counts(fold_scores, fold_of, calib_scores):
             counts += np.searchsorted(part, S[f], side="left")
     return counts
 
-
-
-_SPLITTER = HasMethods(
-    "split", description="a cross-validation splitter (an object with a split method)")
 
 
 def _fit_fold(estimator, X, y, train, test):
@@ -254,7 +247,7 @@ class CrossConformalClassifier(FitStateMixin, ClassifierMixin, BaseEstimator):
         "estimator": [None, HasMethods("predict_proba")],
         "conformity_score": [Options(tuple(SCORES))],
         "alpha": [Level()],
-        "cv": [Integral(2, None), Options(["jackknife"]), _SPLITTER],
+        "cv": [Integral(2, None), Options(["jackknife"]), SPLITTER],
         "aggregation": [Options(_AGGREGATIONS)],
         "lam": [Real(0, None)],
         "k0": [Integral(0, None)],
@@ -266,34 +259,6 @@ class CrossConformalClassifier(FitStateMixin, ClassifierMixin, BaseEstimator):
     _output_free_params = ("n_jobs",)
 
     # ------------------------------------------------------------------ fitting
-    def _splitter(self, rng, n):
-        cv = _scalar(self.cv)
-        if isinstance(cv, str) and cv == "jackknife":
-            return LeaveOneOut()
-        if isinstance(cv, numbers.Integral):
-            cv = int(cv)
-            if n < cv:
-                raise ValueError(f"cv={cv} folds need at least {cv} samples, got "
-                                 f"n_samples = {n}.")
-            return StratifiedKFold(cv, shuffle=True, random_state=int(rng.integers(2**31 - 1)))
-        return cv
-
-    def _folds(self, X, y, rng, n):
-        folds = [(np.asarray(tr), np.asarray(te))
-                 for tr, te in self._splitter(rng, n).split(X, y)]
-        if len(folds) < 2:
-            raise ValueError(f"cv must give at least 2 folds, got {len(folds)}.")
-        fold_of = np.full(n, -1, dtype=np.int64)
-        for k, (_, te) in enumerate(folds):
-            if np.any(fold_of[te] >= 0):
-                raise ValueError("cv must put every sample in exactly one test fold; "
-                                 "some appear in several.")
-            fold_of[te] = k
-        if np.any(fold_of < 0):
-            raise ValueError("cv must put every sample in exactly one test fold; "
-                             f"{int(np.sum(fold_of < 0))} appear in none.")
-        return folds, fold_of
-
     def fit(self, X, y):
         """Fit the fold models and the full model; score the out-of-fold true labels.
 
@@ -326,7 +291,7 @@ class CrossConformalClassifier(FitStateMixin, ClassifierMixin, BaseEstimator):
         labels = np.searchsorted(self.classes_, y).astype(np.int64)
         rng = check_rng(self.random_state)
         X = row_indexable(X)
-        folds, fold_of = self._folds(X, y, rng, n)
+        folds, fold_of = cv_folds(self.cv, X, y, n, rng, stratified=True)
         for k, (tr, _) in enumerate(folds):
             missing = np.setdiff1d(np.arange(self.classes_.size), labels[tr])
             if missing.size:

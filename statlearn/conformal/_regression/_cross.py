@@ -2,20 +2,17 @@
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 from joblib import Parallel, delayed
 from sklearn.base import BaseEstimator, RegressorMixin, clone
 from sklearn.linear_model import LinearRegression
-from sklearn.model_selection import KFold, LeaveOneOut
 from sklearn.utils import _safe_indexing
 from sklearn.utils.validation import _num_samples, validate_data
 
 from ...base import FitStateMixin, HasMethods, Integral, Options
 from ...utils import check_option, check_rng
-from ...utils._validation import _scalar
 from .._core._arrays import float64_features, host, row_indexable
+from .._core._folds import SPLITTER, cv_folds
 from .._core._quantile import conformal_quantile, conformal_rank
 from ._inputs import (
     _check_alphas,
@@ -184,10 +181,6 @@ def _kth_of_shifted(parts, C, k):
 
 
 
-_SPLITTER = HasMethods(
-    "split", description="a cross-validation splitter (an object with a split method)")
-
-
 def _fit_fold(estimator, X, y, train, test):
     model = clone(estimator).fit(_safe_indexing(X, train), y[train])
     pred = model.predict(_safe_indexing(X, test))
@@ -306,24 +299,12 @@ class CrossConformalRegressor(_ResampledIntervalsEvaluation, FitStateMixin, Regr
     _parameter_constraints = {
         "estimator": [None, HasMethods("fit", "predict")],
         "method": [Options(_METHODS)],
-        "cv": [Integral(2, None), Options(["jackknife"]), _SPLITTER],
+        "cv": [Integral(2, None), Options(["jackknife"]), SPLITTER],
         "alpha": [_Levels()],
         "n_jobs": [None, Integral()],
         "random_state": ["random_state"],
     }
     _output_free_params = ("n_jobs",)
-
-    def _splitter(self, rng, n):
-        cv = _scalar(self.cv)
-        if isinstance(cv, str) and cv == "jackknife":
-            return LeaveOneOut()
-        if isinstance(cv, numbers.Integral):
-            cv = int(cv)
-            if n < cv:
-                raise ValueError(f"cv={cv} folds need at least {cv} samples, got "
-                                 f"n_samples = {n}.")
-            return KFold(cv, shuffle=True, random_state=int(rng.integers(2**31 - 1)))
-        return cv
 
     def fit(self, X, y):
         """Fit the fold models and the full model; store the out-of-fold residuals.
@@ -351,17 +332,7 @@ class CrossConformalRegressor(_ResampledIntervalsEvaluation, FitStateMixin, Regr
                              f"n_samples = {n}.")
         rng = check_rng(self.random_state)
         X = row_indexable(X)
-        folds = [(np.asarray(tr), np.asarray(te))
-                 for tr, te in self._splitter(rng, n).split(X, y)]
-        fold_of = np.full(n, -1, dtype=np.int64)
-        for k, (_, te) in enumerate(folds):
-            if np.any(fold_of[te] >= 0):
-                raise ValueError("cv must put every sample in exactly one test fold; "
-                                 "some appear in several.")
-            fold_of[te] = k
-        if np.any(fold_of < 0):
-            raise ValueError("cv must put every sample in exactly one test fold; "
-                             f"{int(np.sum(fold_of < 0))} appear in none.")
+        folds, fold_of = cv_folds(self.cv, X, y, n, rng)
         base = self.estimator if self.estimator is not None else LinearRegression()
         out = Parallel(n_jobs=None if self.n_jobs is None else int(self.n_jobs))(
             delayed(_fit_fold)(base, X, y, tr, te) for tr, te in folds)
