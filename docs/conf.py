@@ -125,5 +125,13 @@ def _drop_sklearn_label_refs(app, what, name, obj, options, lines):
     lines[:] = [_SKLEARN_LABEL_REF.sub(r"\1", line) for line in lines]
 
 
+# The user guide's figures are gallery images; a quick build that does not run the
+# gallery (``-D plot_gallery=0``) has none to show, so it does not warn about them.
+def _no_gallery_no_image_warnings(app, config):
+    if str(config.plot_gallery).strip().lower() in ("0", "false", "no"):
+        config.suppress_warnings = [*config.suppress_warnings, "image.not_readable"]
+
+
 def setup(app):
     app.connect("autodoc-process-docstring", _drop_sklearn_label_refs)
+    app.connect("config-inited", _no_gallery_no_image_warnings)
