@@ -23,7 +23,7 @@ from ...base import (
     param_record,
 )
 from ...utils import check_probabilities, check_rng
-from .._core._arrays import float64_features, host, row_indexable
+from .._core._arrays import fit_inputs, float64_features, host, row_indexable, same_rows
 from .._core._quantile import conformal_rank
 from .._core._thresholds import smoothed_pvalues, thresholds_from_scores
 from ._registry import SCORES
@@ -268,13 +268,7 @@ class SplitConformalClassifier(FitStateMixin, ClassifierMixin, BaseEstimator):
         """
         self.__dict__.pop("_model_record_", None)  # a failed fit leaves no model to recalibrate
         self._check_lam_grid()
-        X = float64_features(X)
-        validate_data(self, X, skip_check_array=True)
-        y = _check_labels_y(y)
-        n = _num_samples(X)
-        if n != y.shape[0]:
-            raise ValueError(f"X and y must have the same number of rows, got X: {n}, "
-                             f"y: {y.shape[0]}.")
+        X, y, n = fit_inputs(self, X, y, _check_labels_y)
         rng = check_rng(self.random_state)
         if self.prefit:
             self.estimator_ = self._prefit_estimator()
@@ -362,9 +356,7 @@ class SplitConformalClassifier(FitStateMixin, ClassifierMixin, BaseEstimator):
 
     def _calibrate(self, X, y, rng):
         n = _num_samples(X)
-        if n != y.shape[0]:
-            raise ValueError(f"X and y must have the same number of rows, got X: {n}, "
-                             f"y: {y.shape[0]}.")
+        same_rows(n, y)
         if n < 1:
             raise ValueError("calibration needs at least one sample.")
         labels = self._label_index(y)

@@ -7,11 +7,10 @@ from joblib import Parallel, delayed
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.linear_model import LogisticRegression
 from sklearn.utils import _safe_indexing, get_tags
-from sklearn.utils.validation import _num_samples, validate_data
 
 from ...base import Bool, FitStateMixin, HasMethods, Integral, Level, Options, Real
 from ...utils import check_probabilities, check_rng
-from .._core._arrays import float64_features, host, row_indexable
+from .._core._arrays import fit_inputs, float64_features, host, row_indexable
 from .._core._folds import SPLITTER, cv_folds
 from .._core._quantile import conformal_rank
 from .._core._thresholds import thresholds_from_scores
@@ -274,13 +273,7 @@ class CrossConformalClassifier(FitStateMixin, ClassifierMixin, BaseEstimator):
         -------
         self
         """
-        X = float64_features(X)
-        validate_data(self, X, skip_check_array=True)
-        y = _check_labels_y(y)
-        n = _num_samples(X)
-        if n != y.shape[0]:
-            raise ValueError(f"X and y must have the same number of rows, got X: {n}, "
-                             f"y: {y.shape[0]}.")
+        X, y, n = fit_inputs(self, X, y, _check_labels_y)
         if n < 2:
             raise ValueError(f"cross-conformal sets need at least 2 samples, got "
                              f"n_samples = {n}.")

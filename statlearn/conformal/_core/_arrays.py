@@ -8,7 +8,7 @@ import array_api_compat
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["float64_features", "host", "row_indexable"]
+__all__ = ["fit_inputs", "float64_features", "host", "row_indexable", "same_rows"]
 
 
 def host(a):
@@ -72,3 +72,24 @@ def row_indexable(X):
     if not hasattr(X, "__getitem__"):
         return np.asarray(X)
     return X
+
+
+def same_rows(n, y):
+    """Raise unless ``y`` has the ``n`` rows of ``X``."""
+    if n != y.shape[0]:
+        raise ValueError(f"X and y must have the same number of rows, got X: {n}, "
+                         f"y: {y.shape[0]}.")
+
+
+def fit_inputs(estimator, X, y, check_y):
+    """``(X, y, n)`` at a wrapper's ``fit``: float features (scikit-learn's
+    ``validate_data`` records their count on ``estimator``), ``y`` read by
+    ``check_y``, and the row count they share."""
+    from sklearn.utils.validation import _num_samples, validate_data
+
+    X = float64_features(X)
+    validate_data(estimator, X, skip_check_array=True)
+    y = check_y(y)
+    n = _num_samples(X)
+    same_rows(n, y)
+    return X, y, n

@@ -9,12 +9,12 @@ from joblib import Parallel, delayed
 from sklearn.base import BaseEstimator, RegressorMixin, clone
 from sklearn.linear_model import LinearRegression
 from sklearn.utils import _safe_indexing
-from sklearn.utils.validation import _num_samples, validate_data
+from sklearn.utils.validation import _num_samples
 
 from ...base import Bool, FitStateMixin, HasMethods, Integral, Options
 from ...utils import check_rng
 from ...utils._validation import _scalar
-from .._core._arrays import float64_features, row_indexable
+from .._core._arrays import fit_inputs, float64_features, row_indexable
 from ._cross import _METHODS, cross_conformal_bounds
 from ._inputs import (
     _check_alphas,
@@ -276,13 +276,7 @@ class JackknifeAfterBootstrapRegressor(_ResampledIntervalsEvaluation, FitStateMi
             When some training point is in every sample (no out-of-bag
             model); a larger ``resampling`` makes it unlikely.
         """
-        X = float64_features(X)
-        validate_data(self, X, skip_check_array=True)
-        y = _check_target(y)
-        n = _num_samples(X)
-        if n != y.shape[0]:
-            raise ValueError(f"X and y must have the same number of rows, got X: {n}, "
-                             f"y: {y.shape[0]}.")
+        X, y, n = fit_inputs(self, X, y, _check_target)
         if n < 2:
             raise ValueError(f"jackknife+-after-bootstrap intervals need at least 2 samples, "
                              f"got n_samples = {n}.")

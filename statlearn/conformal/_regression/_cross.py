@@ -7,11 +7,11 @@ from joblib import Parallel, delayed
 from sklearn.base import BaseEstimator, RegressorMixin, clone
 from sklearn.linear_model import LinearRegression
 from sklearn.utils import _safe_indexing
-from sklearn.utils.validation import _num_samples, validate_data
+from sklearn.utils.validation import _num_samples
 
 from ...base import FitStateMixin, HasMethods, Integral, Options
 from ...utils import check_option, check_rng
-from .._core._arrays import float64_features, host, row_indexable
+from .._core._arrays import fit_inputs, float64_features, host, row_indexable
 from .._core._folds import SPLITTER, cv_folds
 from .._core._quantile import conformal_quantile, conformal_rank
 from ._inputs import (
@@ -320,13 +320,7 @@ class CrossConformalRegressor(_ResampledIntervalsEvaluation, FitStateMixin, Regr
         -------
         self
         """
-        X = float64_features(X)
-        validate_data(self, X, skip_check_array=True)
-        y = _check_target(y)
-        n = _num_samples(X)
-        if n != y.shape[0]:
-            raise ValueError(f"X and y must have the same number of rows, got X: {n}, "
-                             f"y: {y.shape[0]}.")
+        X, y, n = fit_inputs(self, X, y, _check_target)
         if n < 2:
             raise ValueError(f"cross-conformal intervals need at least 2 samples, got "
                              f"n_samples = {n}.")

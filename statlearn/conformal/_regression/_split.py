@@ -19,7 +19,7 @@ from ...base import (
     param_record,
 )
 from ...utils import check_rng
-from .._core._arrays import float64_features, host, row_indexable
+from .._core._arrays import fit_inputs, float64_features, host, row_indexable, same_rows
 from .._core._quantile import conformal_quantile, conformal_rank
 from .._core._thresholds import thresholds_from_scores
 from ._inputs import _check_alphas, _check_predictions, _check_target, _Levels
@@ -243,13 +243,7 @@ class SplitConformalRegressor(FitStateMixin, RegressorMixin, BaseEstimator):
         """
         self.__dict__.pop("_model_record_", None)  # a failed fit leaves no model to recalibrate
         self._check_models()
-        X = float64_features(X)
-        validate_data(self, X, skip_check_array=True)
-        y = _check_target(y)
-        n = _num_samples(X)
-        if n != y.shape[0]:
-            raise ValueError(f"X and y must have the same number of rows, got X: {n}, "
-                             f"y: {y.shape[0]}.")
+        X, y, n = fit_inputs(self, X, y, _check_target)
         groups, source = self._calibration_groups(X, groups, n)
         rng = check_rng(self.random_state)
         alphas, _ = _check_alphas(self.alpha)
@@ -353,9 +347,7 @@ class SplitConformalRegressor(FitStateMixin, RegressorMixin, BaseEstimator):
                                  f"levels, got alpha = {list(alphas)}.")
         y = _check_target(y)
         n = _num_samples(X)
-        if n != y.shape[0]:
-            raise ValueError(f"X and y must have the same number of rows, got X: {n}, "
-                             f"y: {y.shape[0]}.")
+        same_rows(n, y)
         groups, source = self._calibration_groups(X, groups, n)
         return self._calibrate(X, y, groups, source)
 

@@ -16,7 +16,7 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_dat
 
 from ...base import FitStateMixin, HasMethods, Level, Options, Real
 from ...utils import check_rng
-from .._core._arrays import host
+from .._core._arrays import host, same_rows
 from ._crc import conformal_risk_control
 from ._losses import _indicator, multilabel_fnr_losses, multilabel_precision_losses
 from ._ltt import FWER, learn_then_test, ltt_from_risks
@@ -58,9 +58,7 @@ class _RiskControllerBase(FitStateMixin, BaseEstimator):
 
     def _fit_split(self, X, y):
         n = X.shape[0]
-        if n != y.shape[0]:
-            raise ValueError(f"X and y must have the same number of rows, got X: {n}, "
-                             f"y: {y.shape[0]}.")
+        same_rows(n, y)
         if self.prefit:
             if self.estimator is None:
                 raise ValueError("prefit=True needs a fitted estimator, got estimator=None.")

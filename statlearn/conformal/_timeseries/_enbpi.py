@@ -11,7 +11,7 @@ from sklearn.utils.validation import _num_samples, validate_data
 
 from ...base import Bool, FitStateMixin, HasMethods, Integral, Level, Options, Real
 from ...utils import check_rng
-from .._core._arrays import float64_features, row_indexable
+from .._core._arrays import fit_inputs, float64_features, row_indexable, same_rows
 from .._regression._inputs import _check_predictions, _check_target, _WrappedModelTags
 from ._aci import _step
 from ._agaci import _AgACIState, _check_gammas, _default_limit, _interval
@@ -286,13 +286,7 @@ class TimeSeriesRegressor(_WrappedModelTags, FitStateMixin, RegressorMixin,
         self
         """
         gammas = _check_gammas(self.gammas) if self.method == "agaci" else None
-        X = float64_features(X)
-        validate_data(self, X, skip_check_array=True)
-        y = _check_target(y)
-        n = _num_samples(X)
-        if n != y.shape[0]:
-            raise ValueError(f"X and y must have the same number of rows, got X: {n}, "
-                             f"y: {y.shape[0]}.")
+        X, y, n = fit_inputs(self, X, y, _check_target)
         if n < 2:
             raise ValueError(f"EnbPI needs at least 2 samples, got n_samples = {n}.")
         X = row_indexable(X)
@@ -476,9 +470,7 @@ class TimeSeriesRegressor(_WrappedModelTags, FitStateMixin, RegressorMixin,
         X = self._check_X(X)
         y = _check_target(y)
         m = _num_samples(X)
-        if m != y.shape[0]:
-            raise ValueError(f"X and y must have the same number of rows, got X: {m}, "
-                             f"y: {y.shape[0]}.")
+        same_rows(m, y)
         centre = self._centre(self._model_predictions(X))
         n = self.residuals_.size
         buf = np.concatenate([self.residuals_, y - centre])
