@@ -9,18 +9,31 @@ cache, so ``X`` is read once. :func:`downdated_gradient` gives the same
 gradient after a request from the one before it at the same point, with
 ``O(m p)`` work: the retained gradient is linear in the mask, so removing
 rows subtracts exactly their terms (no optimality of ``beta`` is assumed).
+
+On C-ordered float64 NumPy data the pass is the Numba kernel
+:func:`_gradient_rows`: each row's ``x_i^T beta``, its derivative and its
+``l'_i x_i`` are taken while the row is in registers, rows with weight 0 are
+skipped, and a fixed number of row chunks (independent of the thread count,
+so the sum is the same whatever the threads) is spread over the threads. Its
+NumPy twin, :func:`_gradient_blocks`, runs when Numba is disabled.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from ..utils import NUMBA_ENABLED, jit, prange
 from ._glm import loss_derivatives
 
 __all__ = ["downdated_gradient", "retained_gradient"]
 
-#: rows per block of the one-pass gradient: about 1 MB of ``X`` (kept in cache)
+#: rows per block of the NumPy one-pass gradient: about 1 MB of ``X`` (kept in cache)
 _BLOCK_BYTES = 1 << 20
+#: row chunks of the Numba pass (a constant: the order of the sums does not depend on
+#: the thread count)
+_N_CHUNKS = 32
+#: loss codes of the Numba pass
+_LOSS_CODE = {"squared": 0, "logistic": 1, "poisson": 2}
 
 
 def _first_derivative_inplace(z, y, loss):
@@ -32,6 +45,61 @@ def _first_derivative_inplace(z, y, loss):
     elif loss == "poisson":
         np.exp(z, out=z)
     z -= y
+
+
+@jit(parallel=True, cache=True, fastmath={"reassoc", "contract"})
+def _gradient_rows(X, y, beta, mask, has_mask, loss_code, n_chunks):  # pragma: no cover
+    """``X^T (mask * l'(y | X beta))`` in one pass over the rows of a C-ordered ``X``.
+
+    ``reassoc`` lets the row dot products use vector registers (the sums are
+    reordered, not approximated); no flag that assumes finite values is set.
+    """
+    n, p = X.shape
+    G = np.zeros((n_chunks, p))
+    size = (n + n_chunks - 1) // n_chunks
+    for c in prange(n_chunks):
+        for i in range(c * size, min(n, (c + 1) * size)):
+            w = mask[i] if has_mask else 1.0
+            if w == 0.0:
+                continue
+            z = 0.0
+            for j in range(p):
+                z += X[i, j] * beta[j]
+            if loss_code == 1:
+                if z >= 0.0:
+                    d = 1.0 / (1.0 + np.exp(-z))
+                else:
+                    e = np.exp(z)
+                    d = e / (1.0 + e)
+            elif loss_code == 2:
+                d = np.exp(z)
+            else:
+                d = z
+            d = w * (d - y[i])
+            for j in range(p):
+                G[c, j] += d * X[i, j]
+    g = np.zeros(p)
+    for c in range(n_chunks):
+        for j in range(p):
+            g[j] += G[c, j]
+    return g
+
+
+def _gradient_blocks(X, y, beta, mask, loss):
+    """NumPy twin of :func:`_gradient_rows`: blocks of rows that stay in cache."""
+    n, p = X.shape
+    rows = max(64, _BLOCK_BYTES // (8 * max(p, 1)))
+    g = np.zeros(p)
+    buf = np.empty(min(rows, n))
+    for start in range(0, n, rows):
+        Xb = X[start:start + rows]
+        d1 = buf[:Xb.shape[0]]
+        np.dot(Xb, beta, out=d1)
+        _first_derivative_inplace(d1, y[start:start + rows], loss)
+        if mask is not None:
+            d1 *= mask[start:start + rows]
+        g += d1 @ Xb
+    return g
 
 
 def retained_gradient(X, y, beta, mask, loss, pen, xp, shift=None):
@@ -61,9 +129,10 @@ def retained_gradient(X, y, beta, mask, loss, pen, xp, shift=None):
 
     Notes
     -----
-    On NumPy float64 input the rows are taken in blocks of about 1 MB: each
-    block's ``X_b beta`` and ``X_b^T r_b`` use the block while it is in cache.
-    Other namespaces (CuPy, ...) use the two products directly. Both agree
+    On C-ordered NumPy float64 input ``X`` is read once: by the Numba kernel
+    row by row, or without Numba in blocks of about 1 MB (each block's
+    ``X_b beta`` and ``X_b^T r_b`` use the block while it is in cache). Other
+    input (F-ordered, CuPy, ...) uses the two products directly. All agree
     with the two-product form up to rounding (the order of the sums differs).
 
     Examples
@@ -81,18 +150,14 @@ def retained_gradient(X, y, beta, mask, loss, pen, xp, shift=None):
     """
     if isinstance(X, np.ndarray) and X.dtype == np.float64 and X.ndim == 2 \
             and X.flags.c_contiguous:
-        n, p = X.shape
-        rows = max(64, _BLOCK_BYTES // (8 * max(p, 1)))
-        g = np.zeros(p)
-        buf = np.empty(min(rows, n))
-        for start in range(0, n, rows):
-            Xb = X[start:start + rows]
-            d1 = buf[:Xb.shape[0]]
-            np.dot(Xb, beta, out=d1)
-            _first_derivative_inplace(d1, y[start:start + rows], loss)
-            if mask is not None:
-                d1 *= mask[start:start + rows]
-            g += d1 @ Xb
+        if NUMBA_ENABLED:
+            has_mask = mask is not None
+            g = _gradient_rows(X, np.asarray(y, dtype=np.float64),
+                               np.ascontiguousarray(beta, dtype=np.float64),
+                               mask if has_mask else y, has_mask, _LOSS_CODE[loss],
+                               _N_CHUNKS)
+        else:
+            g = _gradient_blocks(X, y, beta, mask, loss)
     else:
         d1, _ = loss_derivatives(y, X @ beta, loss, xp)
         g = X.T @ (d1 if mask is None else d1 * mask)

@@ -18,9 +18,10 @@ import warnings
 import numpy as np
 import pytest
 
-from statlearn.unlearning import NewtonUnlearner, UnlearningWarning, make_glm_data
+from statlearn.unlearning import NewtonUnlearner, UnlearningWarning, _kernels, make_glm_data
 from statlearn.unlearning._kernels import downdated_gradient, retained_gradient
 from statlearn.unlearning._requests import Retained
+from statlearn.utils import NUMBA_ENABLED, set_num_threads_ctx
 
 from ._reference import grad, hess, penalty, solve
 
@@ -45,6 +46,37 @@ def test_one_pass_gradient_is_the_two_product_gradient(loss, order):
     got = retained_gradient(X, y, beta, None, loss, pen, np, shift=shift)
     ref = grad(beta, X, y, loss, pen) + shift
     np.testing.assert_allclose(got, ref, rtol=1e-10, atol=1e-12 * np.abs(ref).max())
+
+
+@pytest.mark.parametrize("loss", ["squared", "logistic", "poisson"])
+def test_numpy_twin_of_the_row_pass_is_the_two_product_gradient(loss):
+    # the blocked NumPy pass runs only where Numba is off: checked here directly
+    X, y, _ = make_glm_data(1500, 300, loss=loss, random_state=2)
+    rng = np.random.default_rng(3)
+    beta = rng.standard_normal(300) * 0.5
+    mask = np.ones(1500)
+    mask[rng.choice(1500, 40, replace=False)] = 0.0
+    for m in (mask, None):
+        keep = np.ones(1500, bool) if m is None else m > 0
+        ref = grad(beta, X[keep], y[keep], loss, penalty(300, 0.0, True))
+        got = _kernels._gradient_blocks(X, y, beta, m, loss)
+        np.testing.assert_allclose(got, ref, rtol=1e-10, atol=1e-12 * np.abs(ref).max())
+
+
+@pytest.mark.skipif(not NUMBA_ENABLED, reason="the thread count of the Numba pass")
+@pytest.mark.parametrize("n", [7, 1000, 4099])
+def test_row_pass_does_not_depend_on_the_thread_count(n):
+    # a fixed number of row chunks, summed in order: one thread and all threads add the
+    # same numbers in the same order (one CPU, one build: the same bits); every row is
+    # counted once whatever n mod the chunk count (n = 7 leaves most chunks empty)
+    X, y, _ = make_glm_data(n, 13, loss="logistic", random_state=n)
+    beta = np.linspace(-1.0, 1.0, 13)
+    with set_num_threads_ctx(1):
+        one = retained_gradient(X, y, beta, None, "logistic", 0.0, np)
+    many = retained_gradient(X, y, beta, None, "logistic", 0.0, np)
+    assert np.array_equal(one, many)
+    ref = grad(beta, X, y, "logistic", penalty(13, 0.0, False))
+    np.testing.assert_allclose(one, ref, rtol=1e-10, atol=1e-12 * np.abs(ref).max())
 
 
 @pytest.mark.parametrize("loss", ["squared", "logistic", "poisson"])
