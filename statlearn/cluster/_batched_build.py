@@ -14,21 +14,39 @@ endpoints).
 The estimated pairs of each matrix are computed in about 16 chunks, each
 kept in the build state as soon as it is done (a stage per chunk), so a
 stopped build resumes from the last chunk done.
+
+``n_walks="auto"`` (:func:`_auto_walks_round`): after the Gram matrix of a
+round (its walk-length search included), ``R`` doubles and the round runs
+again, while the eigen-gap ratio ``sigma_k / sigma_{k+1}`` of that ``(n/s) G``
+(the matrix ``Psi`` would be built from) is below 2, at most 16 times the
+start, the rule of the fast mode. The batch size stays; every estimate's walks
+are keyed by its ids and walk counters, so the last round is exactly the fixed
+build with ``n_walks`` at the ``R`` kept, and the queries use that ``R``.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from statlearn.utils._validation import _scalar
 
 from ._build import BuildState, OracleConstructionError, Search, start_attempt
-from ._embedding import embed_landmarks, gap_ratio, label_landmarks
+from ._embedding import embed_landmarks, gap_ratio, gram_spectrum, label_landmarks
+from ._params import AUTO_WALKS_DOUBLINGS, AUTO_WALKS_GAP, at_walks, walk_accounting
 from ._walks import base_words, median_estimates
 
-__all__ = ["alpha_from_estimates", "batched_stages", "estimates"]
+__all__ = ["BatchedBuildState", "alpha_from_estimates", "batched_stages", "estimates"]
+
+
+@dataclass
+class BatchedBuildState(BuildState):
+    """:class:`~._build.BuildState` of the batched and prior builds, plus ``n_walks``: the
+    walks per side of the current round (``n_walks="auto"`` doubles it; ``None`` until the
+    first stage, then the ``R`` fit resolved)."""
+
+    n_walks: int | None = None
 
 
 def estimates(o, xs, ys, ids, base, t, p=None):
@@ -99,24 +117,56 @@ def _search_walk_length(o, st, cands, sample):
     return max(scores, key=lambda c: (scores[c], -c))
 
 
-def batched_stages(o, st: BuildState):
+def _auto_walks_round(o, st: BatchedBuildState, G):
+    """``n_walks="auto"``: whether the round whose Gram matrix is ``G`` is the last.
+
+    It is when ``n_walks`` is fixed, when the eigen-gap ratio of ``(n/s) G`` (the
+    ``eigengap_`` the oracle would report) is at least 2, or when ``R`` is 16 times the
+    start. Otherwise ``R`` doubles (``st.n_walks``, ``o._p``) and the round's search and
+    Gram matrix are dropped, to be estimated again with the new ``R``.
+    """
+    p, first = o._p, o._build.first
+    if not p.auto_walks:
+        return True
+    gap = gap_ratio(gram_spectrum(G, o._g.n)[0], p.k)
+    if gap >= AUTO_WALKS_GAP or p.n_walks >= first.n_walks << AUTO_WALKS_DOUBLINGS:
+        return True
+    st.n_walks = 2 * p.n_walks
+    o._p = at_walks(first, st.n_walks)
+    st.search = None
+    st.pieces.pop("gram", None)
+    return False
+
+
+def batched_stages(o, st: BatchedBuildState):
     """The stages of one attempt of the batched (or prior) build (see the module docstring)."""
-    p = o._p
+    if o._build.first is None:
+        o._build.first = o._p  # the parameters resolved by fit (R of the first round)
+    if st.n_walks is None:
+        st.n_walks = o._build.first.n_walks
+    o._p = at_walks(o._build.first, st.n_walks)
     cands = o._build.cands
     sample = start_attempt(o, st)
     landmarks, cluster_landmarks = sample.landmarks, sample.cluster_landmarks
-    if cands:
-        t = yield from _search_walk_length(o, st, cands, sample)
-        scores = st.search.scores
-    else:
-        t, scores = int(_scalar(o.walk_length)), {}
+    while True:
+        p = o._p
+        if cands:
+            t = yield from _search_walk_length(o, st, cands, sample)
+            scores = st.search.scores
+        else:
+            t, scores = int(_scalar(o.walk_length)), {}
+        iu, ju = np.triu_indices(p.s)
+        yield from _chunked_estimates(o, st, "gram", landmarks[iu], landmarks[ju],
+                                      np.column_stack([iu, ju]),
+                                      base_words(sample.seeds["gram"]), t, f"Gram matrix t={t}")
+        G = symmetric_from_upper(_joined(st, "gram"), p.s)
+        if _auto_walks_round(o, st, G):
+            break
+        yield f"n_walks doubled to {st.n_walks}", 0
+    for name, value in walk_accounting(p, len(cands)).items():
+        setattr(o, name, value)
     o.walk_length_ = t
     o.walk_length_scores_ = scores
-    iu, ju = np.triu_indices(p.s)
-    yield from _chunked_estimates(o, st, "gram", landmarks[iu], landmarks[ju],
-                                  np.column_stack([iu, ju]), base_words(sample.seeds["gram"]),
-                                  t, f"Gram matrix t={t}")
-    G = symmetric_from_upper(_joined(st, "gram"), p.s)
     embed_landmarks(o, st, G, lambda vals: OracleConstructionError(
         f"the {p.k}-th eigenvalue of the landmark Gram matrix is not positive "
         f"(eigenvalues {np.round(vals[:p.k + 1], 6).tolist()}): n_clusters too large "

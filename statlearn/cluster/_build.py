@@ -133,7 +133,7 @@ class Build:
     cands: tuple
     state: BuildState
     attempt: int = 0
-    first: object = None  # fast mode: the parameters fit resolved (before n_walks="auto")
+    first: object = None  # the parameters fit resolved (the first round of n_walks="auto")
 
 
 def start_attempt(o, st: BuildState) -> LandmarkSample:

@@ -22,10 +22,9 @@ from statlearn.base import (
 from statlearn.utils import spawn_seeds
 from statlearn.utils._validation import _scalar
 
-from ._batched_build import alpha_from_estimates, batched_stages
+from ._batched_build import BatchedBuildState, alpha_from_estimates, batched_stages
 from ._build import (
     Build,
-    BuildState,
     check_built,
     one_cluster_build,
     run_build,
@@ -34,7 +33,7 @@ from ._build import (
 from ._certified_queries import answer_queries
 from ._graph import WALKS, as_graph_access
 from ._landmark_index import FastBuildState, alpha_from_index, fast_stages
-from ._params import memory_layout, resolve, walk_length_candidates
+from ._params import resolve, walk_accounting, walk_length_candidates
 from ._walks import BACKENDS, _vertices
 
 __all__ = ["SpectralClusteringOracle"]
@@ -476,15 +475,15 @@ class SpectralClusteringOracle(FitStateMixin, ParamsMixin):
         if g.indices is not None and g.indices.size == 0:
             raise ValueError("graph has no edges; with n_clusters > 1 there is nothing to "
                              "cluster.")
-        with_walks, without = memory_layout(p.s, p.sc, p.k, p.reps, len(cands))
-        self.peak_memory_words_ = max(with_walks + p.buffer_words, without)
-        self.query_memory_words_ = p.s + p.sc + p.reps + p.buffer_words + 2
+        acc = walk_accounting(p, len(cands))
+        self.peak_memory_words_ = acc["peak_memory_words_"]
+        self.query_memory_words_ = acc["query_memory_words_"]
         if not self._auto_length:
             per = p.n_walks if p.fast else p.reps * p.s * 2 * p.n_walks
             self.walk_steps_per_query_ = int(per * int(_scalar(self.walk_length)))
         retries = int(_scalar(self.max_retries))
         seeds = spawn_seeds(_scalar(self.random_state), retries + 1)
-        state = (FastBuildState if p.fast else BuildState)(seed=seeds[0])
+        state = (FastBuildState if p.fast else BatchedBuildState)(seed=seeds[0])
         self._build = Build(seeds=seeds, cands=cands, state=state)
         self.n_attempts_ = 1
         self.build_state_ = "partial"

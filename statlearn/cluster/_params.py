@@ -9,22 +9,22 @@ budget) for a graph with ``n`` vertices.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from statlearn.utils import check_int
 from statlearn.utils._validation import _scalar
 
-__all__ = ["Resolved", "default_n_repeats", "default_walk_length_candidates", "memory_layout",
-           "resolve", "walk_length_candidates"]
+__all__ = ["Resolved", "at_walks", "default_n_repeats", "default_walk_length_candidates",
+           "memory_layout", "resolve", "walk_accounting", "walk_length_candidates"]
 
 #: words per buffered walk endpoint in the batched estimator (a bare endpoint list)
 WORDS_PER_ENDPOINT = 1
 #: fast mode: ``R = 8 sqrt(n / k)`` walks per side give about 64 expected collisions
 #: between a vertex and a landmark of its cluster (collision probability ``k / n``)
 FAST_WALKS_FACTOR = 8.0
-#: ``n_walks="auto"`` (fast mode): the eigen-gap ratio ``sigma_k / sigma_{k+1}`` to reach
+#: ``n_walks="auto"`` (every mode): the eigen-gap ratio ``sigma_k / sigma_{k+1}`` to reach
 #: (the walk-length search's own success mark) and the most doublings of the walks
 AUTO_WALKS_GAP = 2.0
 AUTO_WALKS_DOUBLINGS = 4
@@ -153,11 +153,13 @@ def resolve(est, n: int, n_candidates: int) -> Resolved:
                          "endpoints); set n_walks or memory_budget instead.")
     b = _opt_int(est.batch_size)
     auto_walks = isinstance(_scalar(est.n_walks), str)
-    if auto_walks and not fast:
-        raise ValueError("n_walks='auto' needs mode='fast' (it doubles the stored landmark "
-                         "walks); give an int or None in the batched and prior modes.")
     r = None if auto_walks else _opt_int(est.n_walks)
     budget = _opt_int(est.memory_budget)
+    if auto_walks and prior and budget is not None:
+        raise ValueError("n_walks='auto' cannot be combined with memory_budget in "
+                         "mode='prior': there the budget fixes n_walks (2 * n_walks buffer "
+                         "words), which the doubling would exceed; give one of the two, or "
+                         "use mode='batched', where the budget sets batch_size.")
     if budget is not None:
         with_walks, without = memory_layout(s, sc, k, reps, n_candidates)
         free = budget - with_walks
@@ -190,8 +192,11 @@ def resolve(est, n: int, n_candidates: int) -> Resolved:
             r = max(b, math.ceil(4 * n / b))
         b = min(b, r)
     n_batches = -(-r // b)
-    if 2 * n_batches * b >= 2**32:
-        raise ValueError("n_walks is too large: 2 * n_walks must stay below 2**32.")
+    top = n_batches << AUTO_WALKS_DOUBLINGS if auto_walks else n_batches
+    if 2 * top * b >= 2**32:
+        raise ValueError("n_walks is too large: 2 * n_walks must stay below 2**32"
+                         + (f" (n_walks='auto' may double it {AUTO_WALKS_DOUBLINGS} times)."
+                            if auto_walks else "."))
     buffer_words = 2 * b if prior else WORDS_PER_ENDPOINT * b
     if est.threshold is None:
         theta = float(_scalar(est.threshold_scale)) * gamma * k / n
@@ -200,3 +205,28 @@ def resolve(est, n: int, n_candidates: int) -> Resolved:
     return Resolved(n=n, k=k, s=s, sc=sc, reps=reps, batch_size=b, n_walks=n_batches * b,
                     n_batches=n_batches, buffer_words=buffer_words, threshold=theta,
                     prior=prior, fast=fast, auto_walks=auto_walks)
+
+
+def at_walks(p: Resolved, n_walks: int) -> Resolved:
+    """The batched or prior parameters ``p`` with ``n_walks`` walks per side (a multiple of
+    ``p.batch_size`` in the batched mode; ``n_walks="auto"`` doubles it from round to round).
+
+    The batch size, the memory knob, stays; the batches (batched) or the stored endpoints
+    (prior: one batch of all ``n_walks``, ``2 n_walks`` buffer words) follow ``n_walks``.
+    """
+    r = int(n_walks)
+    if p.prior:
+        return replace(p, n_walks=r, batch_size=r, n_batches=1, buffer_words=2 * r)
+    if r % p.batch_size:
+        raise ValueError(f"n_walks={r} is not a multiple of batch_size={p.batch_size}.")
+    return replace(p, n_walks=r, n_batches=r // p.batch_size)
+
+
+def walk_accounting(p: Resolved, n_candidates: int) -> dict:
+    """The fitted accounting attributes of a batched or prior build with parameters ``p``:
+    walks, batches and the words held while building ``D`` and by a query."""
+    with_walks, without = memory_layout(p.s, p.sc, p.k, p.reps, n_candidates)
+    return {"batch_size_": p.batch_size, "n_walks_": p.n_walks, "n_batches_": p.n_batches,
+            "walk_buffer_words_": p.buffer_words,
+            "peak_memory_words_": max(with_walks + p.buffer_words, without),
+            "query_memory_words_": p.s + p.sc + p.reps + p.buffer_words + 2}

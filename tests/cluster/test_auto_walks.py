@@ -1,4 +1,4 @@
-"""``n_walks="auto"`` (fast mode): the walks double until the landmark Gram matrix's
+"""``n_walks="auto"`` in fast mode: the walks double until the landmark Gram matrix's
 eigen-gap ratio reaches 2, or 16 times the start. The rule is deterministic given the
 seed, so each test compares with a fixed build and fails exactly when the rule does."""
 
@@ -131,11 +131,9 @@ def test_resume_after_every_stage_ends_with_the_same_oracle(lfr):
     np.testing.assert_allclose(o.psi_, full.psi_, rtol=1e-12, atol=0)
 
 
-def test_auto_needs_fast_mode_and_refits_from_the_start(lfr):
+def test_auto_refuses_other_strings_and_refits_from_the_start(lfr):
+    """(The batched and prior modes: ``test_auto_walks_batched.py``.)"""
     A, _, k = lfr
-    for mode in ("batched", "prior"):
-        with pytest.raises(ValueError, match="n_walks='auto' needs mode='fast'"):
-            SpectralClusteringOracle(2, mode=mode, n_walks="auto").fit(A)
     with pytest.raises(ValueError, match="n_walks"):
         SpectralClusteringOracle(2, mode="fast", n_walks="more").fit(A)
     # a second fit starts again from the default R (nothing carried over)
