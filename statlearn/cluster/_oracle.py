@@ -92,10 +92,12 @@ class SpectralClusteringOracle(FitStateMixin, ParamsMixin):
         ``batch_size``. Default ``max(b, ceil(4 n / b))`` (``ceil(sqrt(4 n))``
         in prior mode, ``max(16, ceil(8 sqrt(n / k)))`` in fast mode), so that
         every estimate compares about ``4 n`` walk pairs whatever ``b``.
-        ``"auto"`` (fast mode): start at the fast default and double ``R``,
+        ``"auto"`` (every mode): start at the mode's default and double ``R``,
         searching the walk length again, until the eigen-gap ratio ``sigma_k /
         sigma_{k+1}`` of ``(n/s) G`` reaches 2 or ``R`` is 16 times the start
-        (see Notes); ``n_walks_`` is the ``R`` kept.
+        (see Notes); ``n_walks_`` is the ``R`` kept, and queries use it. In
+        prior mode it cannot be combined with ``memory_budget`` (there the
+        budget fixes ``R``).
     n_landmarks : int or None
         ``s``; default ``ceil(10 k ln(k+1) + 20)``.
     n_cluster_landmarks : int or None
