@@ -78,8 +78,8 @@ SpectralClustering on graphs with heterogeneous degrees: the karate club, the
 digits 10-NN graph, networkx LFR graphs (``n = 10**3``, ``10**4`` and
 ``10**5``, ``mu = 0.1, 0.2, 0.3``, degree exponents 2.5 and 3; at ``10**5``
 networkx raised ``ExceededMaxIterations`` for seeds 0 to 3 with exponent 2.5;
-each seed is time-boxed to 600 s there) and degree-corrected SBMs (``n = 10**5``; ``10**6`` in the full
-run): ARI against the truth on 1,000 random vertices, build plus 1,000 queries
+each seed is time-boxed to 600 s there) and degree-corrected SBMs (``n = 10**5``;
+``10**6`` in the full run): ARI against the truth on 1,000 random vertices, build plus 1,000 queries
 time and added memory, each in a fresh process (``--graphs`` selects graphs by
 name, only those are drawn; ``--methods`` selects methods; ``--quick`` keeps
 ``n = 1000`` LFR and ``n = 10**5`` DC-SBM). Results: the user guide, section

@@ -41,7 +41,9 @@ its default tolerance it stops at its first gradient check at n = 1e5, p = 200 a
 returns zero, so that is no baseline); ``|refit - exact|`` is its distance to the exact
 retrain. ``same`` is a refit certified to the Newton output's accuracy: SciPy's
 L-BFGS-B from zero stopped only by ``||grad||_2 <= lambda * cert`` (``gtol`` on the
-max-norm divided by sqrt(p), ``ftol = 0``). ``--grid`` prints the same ratios on
+max-norm divided by sqrt(p), ``ftol = 0``). A second line per size gives the same request with
+``store_influence=True`` (the rows ``H^{-1} x_i`` kept at fit: no ``p x p``
+solve per request) and the fit times with and without them. ``--grid`` prints the same ratios on
 n in {1e3, 1e4, 1e5} and p in {20, 200, 2000} (n p <= 2e7). ``--cpu-time`` times
 these two with the CPU time of the process instead of wall time (on a loaded
 machine, with one BLAS thread, ``OPENBLAS_NUM_THREADS=1``, it counts the work and
@@ -202,13 +204,21 @@ def _request_row(n, p, m=10, repeat=9):
     idx = np.random.default_rng(m).choice(n, m, replace=False)
     keep = np.setdiff1d(np.arange(n), idx)
     Xk, yk = X[keep], y[keep]
-    fitted = {v: NewtonUnlearner(alpha=LAM, fit_intercept=False, verify=v, random_state=0)
-              .fit(X, y) for v in (True, False)}
-    t_on, rep_on = _timed_unlearn(fitted[True], idx, repeat)
-    t_off, _ = _timed_unlearn(fitted[False], idx, repeat)
+    fitted, t_fit = {}, {}
+    for v in (True, False):
+        for infl in (False, True):
+            est = NewtonUnlearner(alpha=LAM, fit_intercept=False, verify=v,
+                                  store_influence=infl, random_state=0)
+            t_fit[v, infl] = _time(lambda est=est: est.fit(X, y), 1)
+            fitted[v, infl] = est
+    t_on, rep_on = _timed_unlearn(fitted[True, False], idx, repeat)
+    t_off, _ = _timed_unlearn(fitted[False, False], idx, repeat)
+    t_ion, rep_ion = _timed_unlearn(fitted[True, True], idx, repeat)
+    t_ioff, _ = _timed_unlearn(fitted[False, True], idx, repeat)
+    assert rep_ion.hessian == "influence" and rep_ion.certified == rep_on.certified
     refit = LogisticRegression(C=1 / LAM, fit_intercept=False, tol=1e-10, max_iter=10_000)
     t_ref = _time(lambda: refit.fit(Xk, yk), 3)
-    exact = fitted[True].retrain_reference(idx)
+    exact = fitted[True, False].retrain_reference(idx)
     err = np.linalg.norm(refit.coef_[0] - exact)
     # a refit certified to the Newton output's accuracy: ||grad||_2 <= lambda * cert
     gtol = LAM * rep_on.delta_cert / np.sqrt(p)
@@ -219,6 +229,10 @@ def _request_row(n, p, m=10, repeat=9):
           f"{rep_on.delta_cert:>9.1e} {err:>12.1e} {t_same * 1e3:>9.1f} "
           f"{t_same / t_on:>7.1f} {t_same / t_off:>7.1f} {err_same:>9.1e} "
           f"{rep_on.fallback!s:>8}", flush=True)
+    print(f"{'':>17} store_influence=True: {t_ion * 1e3:>9.2f} {t_ioff * 1e3:>9.2f} "
+          f"(x on {t_ref / t_ion:.1f}, x off {t_ref / t_ioff:.1f}, xs on "
+          f"{t_same / t_ion:.1f}); fit {t_fit[True, True]:.2f} s against "
+          f"{t_fit[True, False]:.2f} s without", flush=True)
 
 
 def _scipy_refit(X, y, gtol):

@@ -21,7 +21,7 @@ from ._glm import LOSSES, SOLVERS, glm_solve, newton_solve, objective_hessian
 from ._inputs import check_xp_design, glm_targets, host_targets
 from ._intercept import with_profiled_intercept
 from ._kernels import retained_gradient
-from ._linalg import factor_with_jitter
+from ._linalg import cho_solve, factor_with_jitter
 from ._mechanisms import MECHANISMS, request_radius
 from ._prediction import ReleasedModelPredictions
 from ._privacy import NOISES
@@ -94,6 +94,14 @@ class NewtonUnlearner(ReleasedModelPredictions, FitStateMixin, BaseEstimator):
         (``O(p^2 m + m^3)``) instead of assembling ``H_{-M}`` (``O(n p^2 + p^3)``).
         After earlier requests the stored Hessian is the one at the fit point
         (a quasi-Newton step, still verified).
+    store_influence : bool, default=False
+        Also keep the influence rows ``H^{-1} x_i`` of every training row
+        (``influence_``, an ``n x p`` array: as much memory again as ``X``,
+        and ``O(n p^2)`` more work at ``fit``). A request's Woodbury step then
+        reads only the rows of the removed points, ``O(m^2 p + m^3)`` with no
+        ``p x p`` triangular solve, so the verification's gradient pass is
+        the only ``O(n p)`` work left. Worth it when many requests follow one
+        fit and ``p`` is large; needs ``store_hessian=True``.
     assume_optimal : bool, default=False
         Use only the removed points for the gradient (valid when the current
         point is the exact minimiser); the default uses the full retained
@@ -154,6 +162,10 @@ class NewtonUnlearner(ReleasedModelPredictions, FitStateMixin, BaseEstimator):
         Newton iterations of the exact fit.
     hessian_cholesky_ : array of shape (p, p) or None
         Lower Cholesky factor of the full Hessian at the fit point.
+    influence_ : array of shape (n_samples, p) or None
+        ``X H^{-1}`` (row ``i`` is ``H^{-1} x_i``, intercept column included
+        when fitted) with ``H`` the factored Hessian, when
+        ``store_influence=True``; ``None`` otherwise.
     removed_ : ndarray of bool of shape (n_samples,)
         Which training rows have been removed so far.
     unlearn_report_ : UnlearningReport or None
@@ -226,7 +238,8 @@ class NewtonUnlearner(ReleasedModelPredictions, FitStateMixin, BaseEstimator):
     def __init__(self, loss="logistic", alpha=1.0, penalty="l2", epsilon=0.75,
                  noise="gaussian", noise_scale="paper", polylog_c1=None, polylog_c2=None,
                  verify=True, n_newton_steps=1, mechanism="newton", delta=1e-5,
-                 store_hessian=True, assume_optimal=False, add_noise_on_empty=True,
+                 store_hessian=True, store_influence=False, assume_optimal=False,
+                 add_noise_on_empty=True,
                  allow_singular=False, fit_intercept=True, tol=1e-10, max_iter=100,
                  solver="quasi-newton", feature_bound=None, random_state=None):
         self.loss = loss
@@ -242,6 +255,7 @@ class NewtonUnlearner(ReleasedModelPredictions, FitStateMixin, BaseEstimator):
         self.mechanism = mechanism
         self.delta = delta
         self.store_hessian = store_hessian
+        self.store_influence = store_influence
         self.assume_optimal = assume_optimal
         self.add_noise_on_empty = add_noise_on_empty
         self.allow_singular = allow_singular
@@ -266,6 +280,7 @@ class NewtonUnlearner(ReleasedModelPredictions, FitStateMixin, BaseEstimator):
         "mechanism": [Options(list(MECHANISMS))],
         "delta": [Level()],
         "store_hessian": ["boolean"],
+        "store_influence": ["boolean"],
         "assume_optimal": ["boolean"],
         "add_noise_on_empty": ["boolean"],
         "allow_singular": ["boolean"],
@@ -310,6 +325,9 @@ class NewtonUnlearner(ReleasedModelPredictions, FitStateMixin, BaseEstimator):
                 "alpha must be > 0: the certificate needs an alpha-strongly convex objective "
                 "(pass allow_singular=True to accept alpha=0 without any certificate)."
             )
+        if self.store_influence and not self.store_hessian:
+            raise ValueError("store_influence=True needs store_hessian=True: the influence "
+                             "rows are solves with the stored Hessian factor.")
         MECHANISMS[self.mechanism].check_params(self)
         return alpha
 
@@ -389,6 +407,12 @@ class NewtonUnlearner(ReleasedModelPredictions, FitStateMixin, BaseEstimator):
             # with the quasi-Newton solver: the factor of its polishing step, at a point
             # within tol of the fit (the Hessian changes by O(tol) there)
             self.hessian_cholesky_ = factor
+        self.influence_ = None
+        if self._cfg.store_influence and self.hessian_cholesky_ is not None:
+            L = self.hessian_cholesky_
+            self.influence_ = cho_solve(L, X.T, xp).T
+            # H^{-1} of the kept gradient at the fit point: the first request needs no solve
+            self._state_hinv = (self._state_grad[1], cho_solve(L, self._state_grad[1], xp))
         self.removed_ = np.zeros(n, dtype=bool)
         self.unlearn_report_ = None
         self.history_ = []

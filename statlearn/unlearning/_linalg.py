@@ -3,7 +3,8 @@
 NumPy input uses SciPy's LAPACK triangular solves, CuPy input uses
 ``cupyx.scipy.linalg``, and any other array-API namespace falls back to
 ``xp.linalg.solve`` (correct, only slower). The Hessian is never inverted:
-every solve goes through a Cholesky factor.
+every solve goes through a Cholesky factor (the optional influence rows
+``H^{-1} x_i`` are solves with it too).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ __all__ = [
     "cholesky_lower",
     "factor_with_jitter",
     "solve_lower",
+    "woodbury_downdate_apply",
     "woodbury_downdate_solve",
 ]
 
@@ -124,3 +126,35 @@ def woodbury_downdate_solve(L, U, v, xp):
     Lc = cholesky_lower(C, xp)
     s = W @ cho_solve(Lc, W.T @ t, xp)
     return solve_lower(L, t + s, xp, trans=True)
+
+
+def woodbury_downdate_apply(h, U, V, xp):
+    """Solve ``(H - U^T U) x = v`` from ``h = H^{-1} v`` and ``V = U H^{-1}``.
+
+    The stored-influence form of :func:`woodbury_downdate_solve`: with the
+    rows of ``V`` (``m x p``, the influence directions ``H^{-1} u_i``) already
+    known, ``(H - U^T U)^{-1} = H^{-1} + V^T (I_m - U V^T)^{-1} V``, so
+    ``x = h + V^T (I_m - U V^T)^{-1} U h`` costs ``O(m^2 p + m^3)`` and reads no
+    ``p x p`` matrix.
+
+    Raises :class:`CholeskyError` if ``I_m - U V^T`` is not numerically
+    positive definite (the caller then assembles the Hessian directly).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from statlearn.unlearning._linalg import woodbury_downdate_apply
+    >>> rng = np.random.default_rng(0)
+    >>> A = rng.standard_normal((30, 5)); H = A.T @ A + np.eye(5)
+    >>> U, v = 0.5 * A[:3], rng.standard_normal(5)
+    >>> Hinv = np.linalg.inv(H)
+    >>> x = woodbury_downdate_apply(Hinv @ v, U, U @ Hinv, np)
+    >>> bool(np.allclose((H - U.T @ U) @ x, v))
+    True
+    """
+    m = U.shape[0]
+    if m == 0:
+        return h
+    C = xp.eye(m, dtype=U.dtype, device=device(U)) - U @ V.T
+    Lc = cholesky_lower(C, xp)
+    return h + V.T @ cho_solve(Lc, U @ h, xp)

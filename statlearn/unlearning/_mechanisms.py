@@ -30,8 +30,13 @@ from sklearn.exceptions import ConvergenceWarning
 from ..utils import asarray_like, to_numpy
 from ..utils._array_api import device
 from ._glm import loss_derivatives, objective_hessian
-from ._kernels import downdated_gradient
-from ._linalg import CholeskyError, cho_solve, factor_with_jitter, woodbury_downdate_solve
+from ._linalg import (
+    CholeskyError,
+    cho_solve,
+    factor_with_jitter,
+    woodbury_downdate_apply,
+    woodbury_downdate_solve,
+)
 from ._privacy import compose_gdp, draw_noise, guo_noise_std, noise_radius, sekhari_noise_std
 from ._warnings import UnlearningWarning
 
@@ -73,6 +78,11 @@ def request_radius(cfg, alpha, n, m):
     c1 = default if cfg.polylog_c1 is None else float(cfg.polylog_c1)
     c2 = default if cfg.polylog_c2 is None else float(cfg.polylog_c2)
     return noise_radius(n, m, alpha, c1=c1, c2=c2)
+
+
+def _take_rows(A, positions, xp):
+    """Rows ``positions`` (host integers) of the array ``A`` of namespace ``xp``."""
+    return xp.take(A, asarray_like(positions.astype(np.int64), A, dtype=xp.int64), axis=0)
 
 
 def _outcome(beta, delta_cert, certified, fallback, residual, steps, hessian):
@@ -196,33 +206,51 @@ class Mechanism:
         """``H^{-1} g`` for the retained objective, and which Hessian gave it.
 
         The first step of a request downdates the stored Cholesky factor of the
-        full Hessian by Woodbury (``"stored"``) when there is one; otherwise, or
-        when the downdate is not numerically positive definite, the retained
-        Hessian is assembled at ``beta`` (``"direct"``). The first step's gradient
-        is the one kept at ``beta`` for the rows kept before the request
-        (``est._state_grad``, from ``fit`` or the previous certificate) minus the
-        terms of the rows removed now (``O(m p)``, the same value as a pass over
-        the kept rows); without it, a pass over the kept rows.
+        full Hessian by Woodbury (``"stored"``) when there is one, or applies
+        the downdate to the stored influence rows ``H^{-1} x_i``
+        (``"influence"``, ``store_influence=True``: no ``p x p`` solve);
+        otherwise, or when the downdate is not numerically positive definite,
+        the retained Hessian is assembled at ``beta`` (``"direct"``). The first
+        step's gradient is the one kept at ``beta`` for the rows kept before the
+        request (``est._state_grad``, from ``fit`` or the previous certificate)
+        minus the terms of the rows removed now (``O(m p)``, the same value as a
+        pass over the kept rows); without it, a pass over the kept rows.
         """
         xp = est._xp
         cfg = self.cfg
         state = getattr(est, "_state_grad", None) if step == 0 else None
-        if cfg.assume_optimal and step == 0:
+        # g = g_base - X_m^T l'_m: the kept gradient before the request minus the rows
+        # removed now (g_base = 0 at an assumed optimum), or one pass over the kept rows
+        g_base, X_m, d1 = None, None, None
+        if cfg.assume_optimal and step == 0 or state is not None and state[0] is beta:
+            if not cfg.assume_optimal:
+                g_base = state[1]
             X_m, y_m = est._take(removed_now)
             d1, _ = loss_derivatives(y_m, X_m @ beta, cfg.loss, xp)
-            g = -(X_m.T @ d1)
-        elif state is not None and state[0] is beta:
-            X_m, y_m = est._take(removed_now)
-            g = downdated_gradient(state[1], X_m, y_m, beta, cfg.loss, xp)
+            g = -(X_m.T @ d1) if g_base is None else g_base - X_m.T @ d1
         else:
-            g = ret.gradient(beta)
+            g = g_base = ret.gradient(beta)
         use_stored = (est.hessian_cholesky_ is not None and step == 0)
         if use_stored:
             X_r, y_r = est._take(removed_all)
             _, d2 = loss_derivatives(y_r, X_r @ est._beta_fit, cfg.loss, xp)
-            U = xp.expand_dims(xp.sqrt(d2), axis=1) * X_r
+            s = xp.expand_dims(xp.sqrt(d2), axis=1)
+            U = s * X_r
+            Z = getattr(est, "influence_", None)
             try:
-                return woodbury_downdate_solve(est.hessian_cholesky_, U, g, xp), "stored"
+                if Z is None:
+                    return woodbury_downdate_solve(est.hessian_cholesky_, U, g, xp), "stored"
+                # by linearity H^{-1} g = H^{-1} g_base - (H^{-1} X_m^T) l'_m: the first part
+                # solved once (kept from fit at the fit point), the second from the rows of Z
+                h = 0.0
+                if g_base is not None:
+                    cached = getattr(est, "_state_hinv", None)
+                    h = (cached[1] if cached is not None and cached[0] is g_base
+                         else cho_solve(est.hessian_cholesky_, g_base, xp))
+                if d1 is not None:
+                    h = h - _take_rows(Z, removed_now, xp).T @ d1
+                V = s * _take_rows(Z, removed_all, xp)
+                return woodbury_downdate_apply(h, U, V, xp), "influence"
             except CholeskyError:
                 warnings.warn("Woodbury downdate was not numerically positive definite; "
                               "assembling the retained Hessian directly.", RuntimeWarning,

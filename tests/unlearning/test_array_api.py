@@ -74,3 +74,19 @@ def test_array_api_targets_must_be_finite_and_unlearning_runs():
     ref.unlearn([0, 3])
     np.testing.assert_allclose(np.asarray(est.coef_), ref.coef_, rtol=1e-9)
     assert est.intercept_ == pytest.approx(ref.intercept_, rel=1e-9)
+
+
+def test_array_api_influence_requests_agree_with_numpy():
+    # the stored influence rows and the Woodbury step from them, in the input's namespace
+    xps = pytest.importorskip("array_api_strict")
+    X, y, _ = make_glm_data(60, 5, random_state=2)
+    kw = dict(alpha=0.5, noise=None, store_influence=True)
+    est = NewtonUnlearner(**kw).fit(xps.asarray(X), xps.asarray(y))
+    ref = NewtonUnlearner(**kw).fit(X, y)
+    np.testing.assert_allclose(np.asarray(est.influence_), ref.influence_, rtol=1e-9,
+                               atol=1e-12)
+    for M in ([0, 3], [10]):
+        est.unlearn(M)
+        ref.unlearn(M)
+        assert est.unlearn_report_.hessian == ref.unlearn_report_.hessian == "influence"
+        np.testing.assert_allclose(np.asarray(est.coef_), ref.coef_, rtol=1e-9)

@@ -132,7 +132,8 @@ def test_documented_defaults():
         "loss": "logistic", "alpha": 1.0, "penalty": "l2", "epsilon": 0.75,
         "noise": "gaussian", "noise_scale": "paper", "polylog_c1": None, "polylog_c2": None,
         "verify": True, "n_newton_steps": 1, "mechanism": "newton", "delta": 1e-5,
-        "store_hessian": True, "assume_optimal": False, "add_noise_on_empty": True,
+        "store_hessian": True, "store_influence": False, "assume_optimal": False,
+        "add_noise_on_empty": True,
         "solver": "quasi-newton",
         "allow_singular": False, "fit_intercept": True, "tol": 1e-10, "max_iter": 100,
         "feature_bound": None, "random_state": None}
