@@ -73,13 +73,14 @@ solver is timed when ``pyamg`` is installed.
 
 ``--degrees`` compares the two walks of the oracle (``walk="d-bounded"`` and
 ``"degree-normalised"``, fast mode, threshold graph or k-means on the
-landmarks; the normalised walk also with ``n_walks="auto"``) with
+landmarks; the normalised walk also with ``n_walks="auto"``, and with
+``laziness=0.1``, fixed and automatic ``n_walks``) with
 SpectralClustering on graphs with heterogeneous degrees: the karate club, the
 digits 10-NN graph, networkx LFR graphs (``n = 10**3``, ``10**4`` and
 ``10**5``, ``mu = 0.1, 0.2, 0.3``, degree exponents 2.5 and 3; at ``10**5``
 networkx raised ``ExceededMaxIterations`` for seeds 0 to 3 with exponent 2.5;
-each seed is time-boxed to 600 s there) and degree-corrected SBMs (``n = 10**5``; ``10**6`` in the full
-run): ARI against the truth on 1,000 random vertices, build plus 1,000 queries
+each seed is time-boxed to 600 s there) and degree-corrected SBMs (``n = 10**5``;
+``10**6`` in the full run): ARI against the truth on 1,000 random vertices, build plus 1,000 queries
 time and added memory, each in a fresh process (``--graphs`` selects graphs by
 name, only those are drawn; ``--methods`` selects methods; ``--quick`` keeps
 ``n = 1000`` LFR and ``n = 10**5`` DC-SBM). Results: the user guide, section
@@ -354,6 +355,12 @@ DEGREE_ORACLES = {
     "normalised/kmeans": {"walk": "degree-normalised", "landmark_clustering": "kmeans"},
     "normalised/kmeans/auto": {"walk": "degree-normalised", "landmark_clustering": "kmeans",
                                "n_walks": "auto"},
+    # the less lazy walk (laziness 0.1, its finer default walk-length grid)
+    "normalised/kmeans/lazy0.1": {"walk": "degree-normalised", "landmark_clustering": "kmeans",
+                                  "laziness": 0.1},
+    "normalised/kmeans/auto/lazy0.1": {"walk": "degree-normalised",
+                                       "landmark_clustering": "kmeans", "n_walks": "auto",
+                                       "laziness": 0.1},
 }
 #: LFR parameters: power-law degrees (exponent tau1), community sizes (exponent 1.5)
 #: between n/8 and n/4, mean degree 20, largest degree 3 sqrt(n); the first seed in
