@@ -82,6 +82,19 @@ class SpectralClusteringOracle(FitStateMixin, ParamsMixin):
         a finer grid there (e.g. ``[64, 76, 90, 107, 128]`` at ``n = 10**7``)
         finds it: in fast mode each candidate only costs a Gram matrix (the
         walks are continued, not redrawn).
+    walk_length_rule : {"gap", "noise-floor"}, default="gap"
+        How ``"auto"`` ranks the candidates. ``"gap"``: the largest eigen-gap
+        ratio ``sigma_k / sigma_{k+1}``. ``"noise-floor"``: for graphs where
+        that ratio never reaches 2 (weak communities, where it stays near 1
+        at every length and its maximum falls on noise), each candidate's
+        ``sigma_k`` is compared with the noise edge ``nu = max(0,
+        -sigma_min)`` of the same ``(n/s) G`` (the exact Gram matrix is
+        positive semi-definite, so its negative eigenvalues are Monte Carlo
+        noise): candidates with ``sigma_k >= 1.5 nu`` come first, the ratio
+        deciding among them (and among the rest when none is), and the search
+        stops at the first candidate whose ``sigma_k`` is below ``1.5 nu``
+        after one above it (``signal_to_noise_`` reports ``sigma_k / nu`` of
+        the kept Gram matrix). ``n_walks="auto"`` keeps its own rule.
     batch_size : int or None
         ``b``, walks per batch: the memory knob. Default ``ceil(sqrt(n))``,
         or derived from ``memory_budget``; clamped to ``n_walks``.
@@ -224,6 +237,10 @@ class SpectralClusteringOracle(FitStateMixin, ParamsMixin):
         Eigenvalues of ``(n/s) G``, descending.
     eigengap_ : float
         ``sigma_k / sigma_{k+1}``.
+    signal_to_noise_ : float
+        ``sigma_k / nu`` with ``nu = max(0, -sigma_min)``, the noise edge of
+        ``(n/s) G`` (``inf`` when no eigenvalue is negative); see
+        ``walk_length_rule``.
     threshold_ : float
         ``theta`` used.
     peak_memory_words_ : int
@@ -363,6 +380,7 @@ class SpectralClusteringOracle(FitStateMixin, ParamsMixin):
         "n_clusters": [Integral(1)],  # at most the number of vertices: checked in fit
         "walk_length": [Options(["auto"]), Integral(1)],
         "walk_length_candidates": [None, "array-like"],  # each a positive int: fit checks
+        "walk_length_rule": [Options(["gap", "noise-floor"])],
         "batch_size": [None, Integral(1)],
         "memory_budget": [None, Integral(1)],
         "n_walks": [None, Options(["auto"]), Integral(1)],
@@ -396,8 +414,8 @@ class SpectralClusteringOracle(FitStateMixin, ParamsMixin):
     _output_free_params = ("progress", "time_budget", "n_jobs")
 
     def __init__(self, n_clusters=2, *, walk_length="auto", walk_length_candidates=None,
-                 batch_size=None, memory_budget=None, n_walks=None, n_landmarks=None,
-                 n_cluster_landmarks=None, n_repeats=None, threshold=None,
+                 walk_length_rule="gap", batch_size=None, memory_budget=None, n_walks=None,
+                 n_landmarks=None, n_cluster_landmarks=None, n_repeats=None, threshold=None,
                  threshold_scale=0.5, balance=1.0, max_degree=None, walk="d-bounded",
                  laziness=0.5, mode="batched", error_rate=None, max_query_walks=None,
                  landmark_clustering="threshold",
@@ -407,6 +425,7 @@ class SpectralClusteringOracle(FitStateMixin, ParamsMixin):
         self.n_clusters = n_clusters
         self.walk_length = walk_length
         self.walk_length_candidates = walk_length_candidates
+        self.walk_length_rule = walk_length_rule
         self.batch_size = batch_size
         self.memory_budget = memory_budget
         self.n_walks = n_walks
