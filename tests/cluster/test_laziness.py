@@ -200,3 +200,88 @@ def test_every_mode_takes_the_laziness(mode):
     half = SpectralClusteringOracle(2, laziness=0.5, **kw).fit(A)
     np.testing.assert_array_equal(default.gram_eigenvalues_, half.gram_eigenvalues_)
     assert not np.array_equal(default.gram_eigenvalues_, eager.gram_eigenvalues_)
+
+
+# ---------------------------------------------------------------- the walk-length rule
+def test_default_walk_length_grid_follows_the_laziness():
+    from statlearn.cluster._params import default_walk_length_candidates
+
+    assert default_walk_length_candidates(10_000) == (4, 8, 16, 32, 64)
+    assert default_walk_length_candidates(10_000, 0.5) == (4, 8, 16, 32, 64)
+    assert default_walk_length_candidates(10_000, 0.1) == (2, 3, 4, 6, 8, 11, 16, 23, 32)
+    A, _ = make_dcsbm_graph(600, 2, mean_degree=16, mu=0.03, random_state=1)
+    o = SpectralClusteringOracle(2, mode="fast", walk=WALK, laziness=0.1,
+                                 landmark_clustering="kmeans", random_state=0).fit(A)
+    assert set(o.walk_length_scores_) <= set(default_walk_length_candidates(600, 0.1))
+
+
+def _spectrum(sig_k, sig_k1, nu, k=6, s=137):
+    """Eigenvalues of ``(n/s) G``: k - 1 large ones, sigma_k, sigma_{k+1}, a noise bulk in
+    ``[-nu, nu)``."""
+    bulk = np.linspace(nu * 0.9, -nu, s - k - 1)
+    return np.concatenate([np.full(k - 1, 1.0), [sig_k, sig_k1], bulk])
+
+
+def test_noise_floor_rule_on_the_diagnosed_spectra():
+    """The lazy walk at 16 R0 on the n = 10^4, mu = 0.3 LFR graph (user guide): ratio 1.043
+    at t = 8 with the cluster eigenvalue far above the noise edge (0.003), 1.047 at t = 16
+    where it is ten times below. The gap rule takes 16 (noise), the noise-floor rule 8,
+    and stops the search at 16."""
+    from statlearn.cluster._embedding import (
+        gap_ratio,
+        length_rank,
+        search_stops,
+        signal_to_noise,
+    )
+
+    nu = 0.003
+    spec = {8: _spectrum(0.03, 0.03 / 1.043, nu), 16: _spectrum(3.3e-3, 3.3e-3 / 1.047, nu)}
+    # at t = 16 the measured sigma_k is the top of the noise (the signal 3e-4 is below it)
+    ratios = {t: gap_ratio(v, 6) for t, v in spec.items()}
+    snrs = {t: signal_to_noise(v, 6) for t, v in spec.items()}
+    assert snrs[8] == pytest.approx(10.0) and snrs[16] == pytest.approx(1.1)
+    assert max(ratios, key=lambda t: length_rank("gap", ratios[t], snrs[t])) == 16
+    assert max(ratios, key=lambda t: length_rank("noise-floor", ratios[t], snrs[t])) == 8
+    assert search_stops("noise-floor", ratios, snrs, 16, 8)
+    assert not search_stops("gap", ratios, snrs, 16, 16)
+    # nothing negative: no measured noise, inf
+    assert signal_to_noise(np.array([2.0, 1.0, 0.5]), 2) == np.inf
+
+
+@pytest.mark.filterwarnings("ignore:small eigen-gap")
+def test_noise_floor_rule_does_not_pick_a_mixed_length():
+    """DC-SBM (3 blocks of about 667, mu = 0.3), laziness 0.1, 400 walks, candidates up to
+    128. By exact matrix powers (``exact_walk_spectrum``) the cluster eigenvalue of
+    ``(n/s) G`` is below 1e-9 from t = 16 on (2e-16 at 128): those lengths carry no signal.
+    The gap rule picks one of them (the largest noise ratio); the noise-floor rule picks a
+    length below 16 whose sigma_k is above 1.5 times the measured noise edge, and tries
+    fewer candidates. On an easy graph (ratio above 2) both rules build the same oracle."""
+    A, _ = make_dcsbm_graph(2000, 3, mu=0.3, random_state=0)
+    cands = [2, 3, 4, 6, 8, 11, 16, 23, 32, 45, 64, 90, 128]
+    kw = dict(mode="fast", walk=WALK, laziness=0.1, n_walks=400, landmark_clustering="kmeans",
+              walk_length_candidates=cands, random_state=0)
+    gap = SpectralClusteringOracle(3, **kw).fit(A)
+    floor = SpectralClusteringOracle(3, walk_length_rule="noise-floor", **kw).fit(A)
+    assert gap.walk_length_ >= 16 and len(gap.walk_length_scores_) == len(cands)
+    assert floor.walk_length_ < 16 and floor.signal_to_noise_ >= 1.5
+    assert len(floor.walk_length_scores_) < len(cands)
+    B, _ = make_dcsbm_graph(600, 2, mean_degree=16, mu=0.03, random_state=1)
+    easy = dict(mode="fast", walk=WALK, landmark_clustering="kmeans", random_state=0)
+    a = SpectralClusteringOracle(2, **easy).fit(B)
+    b = SpectralClusteringOracle(2, walk_length_rule="noise-floor", **easy).fit(B)
+    assert a.eigengap_ >= 2 and a.walk_length_ == b.walk_length_
+    np.testing.assert_array_equal(a.psi_, b.psi_)
+
+
+@pytest.mark.filterwarnings("ignore:small eigen-gap")
+def test_noise_floor_rule_in_the_batched_mode():
+    A, y = make_dcsbm_graph(600, 2, mean_degree=16, mu=0.03, random_state=1)
+    kw = dict(mode="batched", walk=WALK, n_repeats=1, n_landmarks=16, n_cluster_landmarks=12,
+              landmark_clustering="kmeans", random_state=0, laziness=0.2,
+              walk_length_candidates=[2, 3, 4, 6, 8])
+    o = SpectralClusteringOracle(2, walk_length_rule="noise-floor", **kw).fit(A)
+    g = SpectralClusteringOracle(2, **kw).fit(A)
+    assert o.walk_length_ in o.walk_length_scores_
+    assert set(o.walk_length_scores_) <= set(g.walk_length_scores_)
+    with pytest.raises(ValueError, match="walk_length_rule"):
+        SpectralClusteringOracle(2, walk_length_rule="max").fit(A)
