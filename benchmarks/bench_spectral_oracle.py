@@ -73,7 +73,9 @@ solver is timed when ``pyamg`` is installed.
 
 ``--degrees`` compares the two walks of the oracle (``walk="d-bounded"`` and
 ``"degree-normalised"``, fast mode, threshold graph or k-means on the
-landmarks; the normalised walk also with ``n_walks="auto"``) with
+landmarks; the normalised walk also with ``n_walks="auto"``, and with
+``laziness=0.1``, fixed and automatic ``n_walks``, and with
+``walk_length_rule="noise-floor"``) with
 SpectralClustering on graphs with heterogeneous degrees: the karate club, the
 digits 10-NN graph, networkx LFR graphs (``n = 10**3``, ``10**4`` and
 ``10**5``, ``mu = 0.1, 0.2, 0.3``, degree exponents 2.5 and 3; at ``10**5``
@@ -354,6 +356,18 @@ DEGREE_ORACLES = {
     "normalised/kmeans": {"walk": "degree-normalised", "landmark_clustering": "kmeans"},
     "normalised/kmeans/auto": {"walk": "degree-normalised", "landmark_clustering": "kmeans",
                                "n_walks": "auto"},
+    # the less lazy walk (laziness 0.1, its finer default walk-length grid)
+    "normalised/kmeans/lazy0.1": {"walk": "degree-normalised", "landmark_clustering": "kmeans",
+                                  "laziness": 0.1},
+    "normalised/kmeans/auto/lazy0.1": {"walk": "degree-normalised",
+                                       "landmark_clustering": "kmeans", "n_walks": "auto",
+                                       "laziness": 0.1},
+    # the walk-length rule that does not wait for the ratio to reach 2
+    "normalised/kmeans/auto/floor": {"walk": "degree-normalised", "landmark_clustering": "kmeans",
+                                     "n_walks": "auto", "walk_length_rule": "noise-floor"},
+    "normalised/kmeans/auto/lazy0.1/floor": {"walk": "degree-normalised",
+                                             "landmark_clustering": "kmeans", "n_walks": "auto",
+                                             "laziness": 0.1, "walk_length_rule": "noise-floor"},
 }
 #: LFR parameters: power-law degrees (exponent tau1), community sizes (exponent 1.5)
 #: between n/8 and n/4, mean degree 20, largest degree 3 sqrt(n); the first seed in

@@ -33,7 +33,15 @@ import numpy as np
 from statlearn.utils._validation import _scalar
 
 from ._build import BuildState, OracleConstructionError, Search, start_attempt
-from ._embedding import embed_landmarks, gap_ratio, gram_spectrum, label_landmarks
+from ._embedding import (
+    embed_landmarks,
+    gap_ratio,
+    gram_spectrum,
+    label_landmarks,
+    length_rank,
+    search_stops,
+    signal_to_noise,
+)
 from ._params import AUTO_WALKS_DOUBLINGS, AUTO_WALKS_GAP, at_walks, walk_accounting
 from ._walks import base_words, median_estimates
 
@@ -108,13 +116,20 @@ def _search_walk_length(o, st, cands, sample):
                                       np.column_stack([iu, ju]), base, t,
                                       f"walk length t={t}", sel)
         G = symmetric_from_upper(_joined(st, name), p.s)
-        ratio = gap_ratio(np.linalg.eigvalsh(g.n / p.s * G)[::-1], p.k)
-        new = {**search.scores, t: ratio}
-        best = max(new.values())
-        st.search = Search(new, bool(best >= 2 and ratio < best))
+        vals = np.linalg.eigvalsh(g.n / p.s * G)[::-1]
+        new = {**search.scores, t: gap_ratio(vals, p.k)}
+        snr = {**search.snr, t: signal_to_noise(vals, p.k)}
+        best = _best_length(o, new, snr)
+        stop = search_stops(o.walk_length_rule, new, snr, t, best, on_ties=False)
+        st.search = Search(new, stop, snr)
         del st.pieces[name]
-    scores = st.search.scores
-    return max(scores, key=lambda c: (scores[c], -c))
+    return _best_length(o, st.search.scores, st.search.snr)
+
+
+def _best_length(o, scores, snr):
+    """The candidate ranked first by the walk-length rule (ties: the shortest)."""
+    rule = o.walk_length_rule
+    return max(scores, key=lambda c: (length_rank(rule, scores[c], snr.get(c, 0.0)), -c))
 
 
 def _auto_walks_round(o, st: BatchedBuildState, G):

@@ -93,6 +93,8 @@ class Search:
 
     scores: dict
     stopped: bool
+    #: ``sigma_k`` over the noise edge per candidate (see :func:`._embedding.signal_to_noise`)
+    snr: dict = field(default_factory=dict)
 
 
 @dataclass
@@ -169,6 +171,7 @@ def one_cluster_build(o):
     o.psi_ = np.zeros((0, 0))
     o.gram_eigenvalues_ = np.zeros(0)
     o.eigengap_ = math.inf
+    o.signal_to_noise_ = math.inf
     o.peak_memory_words_ = 0
     o.walk_steps_fit_ = o.walk_steps_per_query_ = o.query_memory_words_ = 0
     o.n_attempts_ = 1

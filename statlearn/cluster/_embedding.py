@@ -23,8 +23,8 @@ from threadpoolctl import ThreadpoolController
 
 from ._build import warn_at_caller
 
-__all__ = ["embed_landmarks", "gap_ratio", "gram_spectrum", "label_landmarks",
-           "similarity_components"]
+__all__ = ["embed_landmarks", "gap_ratio", "gram_spectrum", "label_landmarks", "length_rank",
+           "noise_tier", "search_stops", "signal_to_noise", "similarity_components"]
 
 #: the ``k``-th eigenvalue of ``(n/s) G`` must exceed this fraction of the first
 EIG_TOL = 1e-8
@@ -36,6 +36,56 @@ def gap_ratio(eigenvalues, k):
     if a <= 0:
         return 0.0
     return a / b if b > 0 else math.inf
+
+
+#: ``walk_length_rule="noise-floor"``: ``sigma_k`` above this multiple of the noise edge
+#: is a signal (a candidate the rule prefers)
+NOISE_VALID = 1.5
+
+
+def signal_to_noise(eigenvalues, k):
+    """``sigma_k / nu``, with ``nu = max(0, -sigma_min)`` the noise edge of ``(n/s) G``.
+
+    The exact landmark Gram matrix is positive semi-definite, so a negative eigenvalue
+    of the estimate is Monte Carlo noise only; the noise spectrum is about symmetric
+    (a semicircle of half-width ``2 sqrt(n/s) / R`` for the collision counts), so the
+    most negative eigenvalue measures the edge of the noise bulk at any walk length,
+    where ``sigma_{k+1}`` may still be signal. ``inf`` when nothing is negative.
+    """
+    a = float(eigenvalues[k - 1])
+    nu = max(0.0, -float(np.min(eigenvalues)))
+    if a <= 0:
+        return 0.0
+    return a / nu if nu > 0 else math.inf
+
+
+def noise_tier(snr):
+    """1: ``sigma_k`` is signal (``snr >= NOISE_VALID``), 0: it is in the noise."""
+    return 1 if snr >= NOISE_VALID else 0
+
+
+def length_rank(rule, ratio, snr):
+    """Order of the walk-length candidates (the largest is chosen): the eigen-gap ratio
+    (``rule="gap"``), or first the noise tier of ``sigma_k``, then the ratio
+    (``"noise-floor"``)."""
+    return (noise_tier(snr) if rule == "noise-floor" else 0, ratio)
+
+
+def search_stops(rule, ratios, snrs, t, best_t, *, on_ties=True):
+    """Whether the search ends after candidate ``t`` (``best_t``: the best so far).
+
+    Both rules stop at the first candidate that does not beat a best with a ratio of at
+    least 2 (``on_ties=False``: only at one whose ratio is below the best's, the batched
+    search's reading). ``"noise-floor"`` also stops at the first candidate whose
+    ``sigma_k`` is noise after one that was signal: the cluster eigenvalues only fall
+    with ``t``.
+    """
+    if (t != best_t and ratios[best_t] >= 2
+            and (on_ties or ratios[t] < ratios[best_t])):
+        return True
+    if rule != "noise-floor":
+        return False
+    return noise_tier(snrs[t]) == 0 and any(noise_tier(v) >= 1 for v in snrs.values())
 
 
 _BLAS = []
@@ -70,6 +120,7 @@ def embed_landmarks(o, st, G, refuse):
     vals, vecs = gram_spectrum(G, o._g.n)
     o.gram_eigenvalues_ = vals
     o.eigengap_ = gap_ratio(vals, p.k)
+    o.signal_to_noise_ = signal_to_noise(vals, p.k)
     if not vals[0] > 0 or vals[p.k - 1] <= EIG_TOL * vals[0]:
         raise refuse(vals)
     if o.eigengap_ < 2 and not st.warned:

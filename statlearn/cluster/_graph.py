@@ -11,7 +11,8 @@ import scipy.sparse as sp
 from statlearn.utils import check_int
 from statlearn.utils._validation import _scalar
 
-from ._kernels import missing_mirrors_kernel
+from ._kernels import bipartite_component_kernel, missing_mirrors_kernel
+from ._references import move_threshold
 
 __all__ = ["WALKS", "GraphAccess", "as_graph_access", "lazy_walk_distribution"]
 
@@ -37,9 +38,16 @@ class GraphAccess:
     #: ``d`` as a float (at least every weighted degree); ``None`` when unweighted
     weights: np.ndarray | None = None
     max_weight: float | None = None
-    #: the degree-normalised walk (stay with probability 1/2, else a uniform neighbour),
-    #: its collisions weighted by ``mean_degree / deg(v)``
+    #: the degree-normalised walk (stay with probability ``laziness``, else a uniform
+    #: neighbour), its collisions weighted by ``mean_degree / deg(v)``
     normalised: bool = False
+    laziness: float = 0.5
+
+    @property
+    def move_threshold(self) -> int:
+        """``T`` the kernels take for the degree-normalised walk (``2**31`` at laziness 1/2;
+        see :func:`._references.move_threshold`)."""
+        return move_threshold(self.laziness)
 
     @property
     def has_csr(self) -> bool:
@@ -162,7 +170,8 @@ def _csr_from_sparse(A, symmetrize: bool):
 
 
 def as_graph_access(graph, *, max_degree=None, symmetrize: bool = False,
-                    weighted: bool = False, walk: str = "d-bounded") -> GraphAccess:
+                    weighted: bool = False, walk: str = "d-bounded",
+                    laziness=0.5) -> GraphAccess:
     """Validate ``graph`` and wrap it for walks.
 
     Parameters
@@ -186,8 +195,11 @@ def as_graph_access(graph, *, max_degree=None, symmetrize: bool = False,
         weighted degree). Needs a sparse matrix or a networkx graph.
     walk : {"d-bounded", "degree-normalised"}, default="d-bounded"
         ``"degree-normalised"``: the lazy random walk of the graph (stay with
-        probability 1/2, else move to a uniform neighbour), for CSR graphs
+        probability ``laziness``, else move to a uniform neighbour), for CSR graphs
         (unweighted; ``max_degree`` then only bounds the degrees).
+    laziness : float in [0, 1), default=0.5
+        Stay probability of the degree-normalised walk (see
+        :func:`check_laziness`); the ``d``-bounded walk takes only 0.5.
 
     Returns
     -------
@@ -209,6 +221,7 @@ def as_graph_access(graph, *, max_degree=None, symmetrize: bool = False,
     if walk not in WALKS:
         raise ValueError(f"walk must be one of {list(WALKS)}, got {walk!r}.")
     normalised = walk == "degree-normalised"
+    laziness = check_laziness(laziness, walk)
     if normalised and weighted:
         raise ValueError("walk='degree-normalised' is implemented for unweighted graphs only; "
                          "got weighted=True (use walk='d-bounded' for weighted walks).")
@@ -291,17 +304,56 @@ def as_graph_access(graph, *, max_degree=None, symmetrize: bool = False,
     if normalised and oracle is not None:
         raise TypeError("walk='degree-normalised' needs the graph as a sparse matrix, a "
                         "networkx graph or CSR arrays, got a query object.")
+    if normalised and laziness == 0.0:
+        _refuse_bipartite(indptr, indices)
     return GraphAccess(n=n, max_degree=d, indptr=indptr, indices=indices, oracle=oracle,
-                       normalised=normalised)
+                       normalised=normalised, laziness=laziness)
+
+
+def check_laziness(laziness, walk="degree-normalised") -> float:
+    """``laziness`` as a float in ``[0, 1)``; only 0.5 with the ``d``-bounded walk.
+
+    Examples
+    --------
+    >>> from statlearn.cluster._graph import check_laziness
+    >>> check_laziness(0.2)
+    0.2
+    """
+    laziness = _scalar(laziness)
+    if isinstance(laziness, bool | np.bool_) or not isinstance(laziness, numbers.Real):
+        raise TypeError(f"laziness must be a real number in [0, 1), got {laziness!r}.")
+    lz = float(laziness)
+    if not 0.0 <= lz < 1.0:
+        raise ValueError(f"laziness must be in [0, 1), got {laziness!r}.")
+    if walk != "degree-normalised" and lz != 0.5:
+        raise ValueError(f"laziness={laziness!r} needs walk='degree-normalised' (the "
+                         f"d-bounded walk's laziness is fixed by max_degree); got walk={walk!r}.")
+    return lz
+
+
+def _refuse_bipartite(indptr, indices):
+    """Raise when a connected component with an edge is bipartite (``O(n + nnz)``).
+
+    There the non-lazy walk is periodic: the eigenvalue -1 of ``A D^{-1}`` never decays,
+    the endpoint distributions alternate between the two sides and the collision
+    probabilities of the two sides stay 0 at every length.
+    """
+    v = int(bipartite_component_kernel(indptr, indices))
+    if v >= 0:
+        raise ValueError(
+            "laziness=0 (the non-lazy walk) on a graph with a bipartite connected component "
+            f"(the one of vertex {v}): the walk is periodic there (eigenvalue -1 of A D^-1), "
+            "so its collision probabilities never converge; use laziness > 0 (e.g. 0.1: the "
+            "eigenvalue -1 then decays like 0.8**t).")
 
 
 def lazy_walk_distribution(graph, x, walk_length, *, max_degree=None, weighted=False,
-                           walk="d-bounded"):
+                           walk="d-bounded", laziness=0.5):
     """Exact endpoint distribution ``p_x^t = W^t 1_x`` of the lazy ``d``-bounded walk.
 
     ``W = (I + A/d) / 2`` where vertex ``v`` carries ``d - deg(v)`` self
-    loops; with ``walk="degree-normalised"``, ``W = (I + A D^{-1}) / 2``, the
-    lazy random walk of the graph (a vertex of degree 0 stays). Costs ``t``
+    loops; with ``walk="degree-normalised"``, ``W = l I + (1 - l) A D^{-1}``, the
+    lazy random walk of the graph with laziness ``l`` (a vertex of degree 0 stays). Costs ``t``
     sparse matrix-vector products: meant for small graphs and for checking
     the Monte Carlo estimators.
 
@@ -320,6 +372,8 @@ def lazy_walk_distribution(graph, x, walk_length, *, max_degree=None, weighted=F
         with ``w`` the weighted degrees and ``d`` the largest of them.
     walk : {"d-bounded", "degree-normalised"}, default="d-bounded"
         The lazy walk (see :class:`SpectralClusteringOracle`).
+    laziness : float in [0, 1), default=0.5
+        ``l``, the stay probability of the degree-normalised walk.
 
     Returns
     -------
@@ -333,7 +387,9 @@ def lazy_walk_distribution(graph, x, walk_length, *, max_degree=None, weighted=F
     >>> lazy_walk_distribution(A, 0, 1).tolist()
     [0.5, 0.5]
     """
-    g = as_graph_access(graph, max_degree=max_degree, weighted=weighted, walk=walk)
+    lz = check_laziness(laziness, walk)
+    g = as_graph_access(graph, max_degree=max_degree, weighted=weighted, walk=walk,
+                        laziness=0.5 if lz == 0.0 else lz)  # exact: no periodicity refusal
     if not g.has_csr:
         raise TypeError("lazy_walk_distribution needs the graph as a sparse matrix or CSR tuple.")
     x = check_int(x, "x")
@@ -353,9 +409,9 @@ def lazy_walk_distribution(graph, x, walk_length, *, max_degree=None, weighted=F
     p[x] = 1.0
     if g.normalised:
         inv = 1.0 / np.maximum(deg, 1)
-        stay = np.where(deg > 0, 0.5, 1.0)
+        stay = np.where(deg > 0, lz, 1.0)
         for _ in range(t):
-            p = stay * p + (A @ (p * inv)) / 2
+            p = stay * p + (1.0 - lz) * (A @ (p * inv))
         return p
     stay = 0.5 + (d - deg) / (2 * d)
     for _ in range(t):

@@ -21,14 +21,20 @@ neighbour with probability ``1/(2d)``, i.e. one step of
 ``v``. The draw is uniform up to a relative error of ``2d / 2**32``.
 
 The degree-normalised walk (``walk="degree-normalised"``) is the lazy random
-walk of the graph itself: the same draw with ``2 deg(v)`` in place of ``2d``,
-so it stays with probability 1/2 and moves to each neighbour with probability
-``1/(2 deg(v))`` (a vertex of degree 0 stays). The kernels take it when given
-``max_degree = 0``. Its collision statistics weight a collision at ``v`` by
-``dbar / deg(v)`` (``dbar = nnz / n``, the mean degree): the inverse
-stationary distribution ``1 / pi(v) = 2m / deg(v)`` divided by ``n``, which
-equals 1 on regular graphs (:func:`normalised_collision_sums_kernel`,
-:func:`index_weighted_counts_kernel`).
+walk of the graph itself, with laziness ``l``: it moves when ``u < T``, with
+``T = round((1 - l) 2**32)`` the *move threshold*
+(:func:`._references.move_threshold`), to the neighbour
+``r = floor(u deg(v) / T)``; so it stays with probability ``l`` and moves to
+each neighbour with probability ``(1 - l) / deg(v)`` (a vertex of degree 0
+stays), uniform up to a relative error of ``deg(v) / T``. At the default
+``l = 1/2`` (``T = 2**31``) this is the ``d``-bounded draw with ``2 deg(v)`` in
+place of ``2d``, bit for bit (``(u 2 deg(v)) >> 32``), and the kernels take
+that shift. The kernels take the walk when given ``max_degree = 0``, and its
+laziness as the trailing ``move_threshold`` argument (default ``2**31``).
+Its collision statistics weight a collision at ``v`` by ``dbar / deg(v)``
+(``dbar = nnz / n``, the mean degree): the inverse stationary distribution
+``1 / pi(v) = 2m / deg(v)`` divided by ``n``, which equals 1 on regular graphs
+(:func:`normalised_collision_sums_kernel`, :func:`index_weighted_counts_kernel`).
 
 Walk ids: in estimate ``e`` the walks from ``x`` have ids ``0, 2, 4, ...``
 and the walks from ``y`` ids ``1, 3, 5, ...`` (walk ``j * b + w`` of a side
@@ -42,11 +48,12 @@ import numpy as np
 
 from statlearn.utils import jit, prange
 
-from ._references import _GOLDEN, _MASK, _SIDE_SALT
+from ._references import _GOLDEN, _HALF, _MASK, _SIDE_SALT
 
 __all__ = [
     "GROUP",
     "advance_walks_kernel",
+    "bipartite_component_kernel",
     "collision_counts_kernel",
     "hash32",
     "index_counts_kernel",
@@ -81,12 +88,25 @@ def walk_keys(k0, k1, walk_id):
     return a, c
 
 
+@jit(cache=True)
+def _normalised_slot(u, deg, thr):
+    """Neighbour slot of one degree-normalised step with 32-bit draw ``u``: ``floor(u deg /
+    thr)``, below ``deg`` exactly when ``u < thr`` (a move, probability ``thr / 2**32``).
+
+    ``thr = 2**31`` (laziness 1/2) takes the shift ``(u 2 deg) >> 32``, the same number.
+    ``u deg < 2**63`` (degrees below ``2**31``), so nothing overflows.
+    """
+    if thr == np.uint64(_HALF):
+        return np.int64((u * np.uint64(2 * deg)) >> np.uint64(32))
+    return np.int64((u * np.uint64(deg)) // thr)
+
+
 #: walks advanced together by one thread: their memory reads overlap (see ``_walk_group``)
 GROUP = 16
 
 
 @jit(cache=True)
-def _walk_group(indptr, indices, m, starts, a, c, g, ts, out, col):
+def _walk_group(indptr, indices, m, starts, a, c, g, ts, out, col, thr):
     """Advance ``g`` independent walks together, step by step.
 
     Walk ``i`` starts at ``starts[i]`` with keys ``a[i], c[i]``; its position
@@ -95,8 +115,8 @@ def _walk_group(indptr, indices, m, starts, a, c, g, ts, out, col):
     interleaving ``g`` walks gives the processor ``g`` independent chains of
     reads of ``indptr``/``indices``, so their cache misses overlap instead
     of being paid one after the other (about twice as fast on graphs that do
-    not fit in cache). ``m = 0``: the degree-normalised walk (``2 deg(v)`` in
-    place of ``m``).
+    not fit in cache). ``m = 0``: the degree-normalised walk with move threshold
+    ``thr`` (see :func:`_normalised_slot`).
     """
     normalised = m == np.uint64(0)
     v = np.empty(g, dtype=np.int64)
@@ -116,8 +136,10 @@ def _walk_group(indptr, indices, m, starts, a, c, g, ts, out, col):
             vi = v[i]
             lo = indptr[vi]
             deg = np.int64(indptr[vi + 1] - lo)
-            mv = np.uint64(2 * deg) if normalised else m
-            r = np.int64((u * mv) >> np.uint64(32))
+            if normalised:
+                r = _normalised_slot(u, deg, thr)
+            else:
+                r = np.int64((u * m) >> np.uint64(32))
             if r < deg:
                 v[i] = np.int64(indices[lo + r])
         step += 1
@@ -128,7 +150,8 @@ def _walk_group(indptr, indices, m, starts, a, c, g, ts, out, col):
 
 
 @jit(parallel=True, cache=True)
-def walk_endpoints_kernel(indptr, indices, max_degree, starts, keys, walk_ids, ts):
+def walk_endpoints_kernel(indptr, indices, max_degree, starts, keys, walk_ids, ts,
+                          move_threshold=_HALF):
     """Positions of independent lazy walks after each number of steps in ``ts``.
 
     Parameters
@@ -147,6 +170,9 @@ def walk_endpoints_kernel(indptr, indices, max_degree, starts, keys, walk_ids, t
         Walk id inside its estimate (see the module docstring).
     ts : ndarray of int64, shape (n_t,)
         Non-decreasing checkpoints (numbers of steps).
+    move_threshold : int, default=2**31
+        ``T`` of the degree-normalised walk (see the module docstring): it moves with
+        probability ``T / 2**32``, ``1 - laziness``. Unused when ``max_degree > 0``.
 
     Returns
     -------
@@ -155,6 +181,7 @@ def walk_endpoints_kernel(indptr, indices, max_degree, starts, keys, walk_ids, t
     n_walks = starts.shape[0]
     out = np.empty((ts.shape[0], n_walks), dtype=np.int64)
     m = np.uint64(2 * max_degree)
+    thr = np.uint64(move_threshold)
     n_groups = (n_walks + GROUP - 1) // GROUP
     for gi in prange(n_groups):
         lo = gi * GROUP
@@ -163,12 +190,13 @@ def walk_endpoints_kernel(indptr, indices, max_degree, starts, keys, walk_ids, t
         c = np.empty(g, dtype=np.uint64)
         for i in range(g):
             a[i], c[i] = walk_keys(keys[lo + i, 0], keys[lo + i, 1], walk_ids[lo + i])
-        _walk_group(indptr, indices, m, starts[lo:lo + g], a, c, g, ts, out, lo)
+        _walk_group(indptr, indices, m, starts[lo:lo + g], a, c, g, ts, out, lo, thr)
     return out
 
 
 @jit(parallel=True, cache=True)
-def advance_walks_kernel(indptr, indices, cumw, max_degree, pos, keys, first, step0, n_steps):
+def advance_walks_kernel(indptr, indices, cumw, max_degree, pos, keys, first, step0, n_steps,
+                         move_threshold=_HALF):
     """Continue stored walks in place: ``n_steps`` more lazy steps after ``step0`` steps.
 
     Row ``j`` of ``pos`` holds the positions of walks ``first, first + 1, ...``
@@ -195,8 +223,11 @@ def advance_walks_kernel(indptr, indices, cumw, max_degree, pos, keys, first, st
         Seed words of each row's vertex (as given to :func:`walk_keys`).
     first, step0, n_steps : int
         Walk id of column 0, steps already taken, steps to add.
+    move_threshold : int, default=2**31
+        ``T`` of the degree-normalised walk (as in :func:`walk_endpoints_kernel`).
     """
     m_rows, count = pos.shape
+    thr = np.uint64(move_threshold)
     weighted = cumw.shape[0] > 0
     mm = np.uint64(2 * np.int64(max_degree)) if not weighted else np.uint64(0)
     scale = 2.0 * max_degree / 4294967296.0
@@ -223,8 +254,10 @@ def advance_walks_kernel(indptr, indices, cumw, max_degree, pos, keys, first, st
                 else:
                     lo_e = indptr[vi]
                     deg = np.int64(indptr[vi + 1] - lo_e)
-                    mv = np.uint64(2 * deg) if mm == np.uint64(0) else mm
-                    r = np.int64((u * mv) >> np.uint64(32))
+                    if mm == np.uint64(0):
+                        r = _normalised_slot(u, deg, thr)
+                    else:
+                        r = np.int64((u * mm) >> np.uint64(32))
                     if r < deg:
                         v[i] = np.int64(indices[lo_e + r])
         for i in range(g):
@@ -389,6 +422,7 @@ def collision_counts_kernel(indptr, indices, max_degree, xs, ys, keys, ts, n_bat
     n_t = ts.shape[0]
     out = np.zeros((n_pairs, n_t), dtype=np.int64)
     m = np.uint64(2 * max_degree)
+    thr = np.uint64(_HALF)  # max_degree = 0: the degree-normalised walk of laziness 1/2
     for p in prange(n_pairs):
         buf = np.empty((n_t, batch_size), dtype=np.int64)
         pos = np.empty((n_t, GROUP), dtype=np.int64)
@@ -403,7 +437,7 @@ def collision_counts_kernel(indptr, indices, max_degree, xs, ys, keys, ts, n_bat
                 g = min(GROUP, batch_size - w0)
                 for i in range(g):
                     a[i], c[i] = walk_keys(k0, k1, 2 * (j * batch_size + w0 + i))
-                _walk_group(indptr, indices, m, st, a, c, g, ts, buf, w0)
+                _walk_group(indptr, indices, m, st, a, c, g, ts, buf, w0, thr)
             for ci in range(n_t):
                 buf[ci].sort()
             st[:] = ys[p]
@@ -411,7 +445,7 @@ def collision_counts_kernel(indptr, indices, max_degree, xs, ys, keys, ts, n_bat
                 g = min(GROUP, batch_size - w0)
                 for i in range(g):
                     a[i], c[i] = walk_keys(k0, k1, 2 * (j * batch_size + w0 + i) + 1)
-                _walk_group(indptr, indices, m, st, a, c, g, ts, pos, 0)
+                _walk_group(indptr, indices, m, st, a, c, g, ts, pos, 0, thr)
                 for ci in range(n_t):
                     row = buf[ci]
                     for i in range(g):
@@ -423,7 +457,7 @@ def collision_counts_kernel(indptr, indices, max_degree, xs, ys, keys, ts, n_bat
 
 @jit(parallel=True, cache=True)
 def normalised_collision_sums_kernel(indptr, indices, dbar, xs, ys, keys, ts, n_batches,
-                                     batch_size):
+                                     batch_size, move_threshold=_HALF):
     """:func:`collision_counts_kernel` for the degree-normalised walk, each collision at
     ``v`` weighted by :func:`collision_weight` (``dbar / deg(v)``).
 
@@ -431,6 +465,7 @@ def normalised_collision_sums_kernel(indptr, indices, dbar, xs, ys, keys, ts, n_
     ``max_degree = 0``; divided by ``n_batches * batch_size**2`` the sum is an
     unbiased estimate of ``sum_v p_x^t(v) p_y^t(v) dbar / deg(v)``, the collision
     probability weighted by the inverse stationary distribution (over ``n``).
+    ``move_threshold`` sets the laziness (as in :func:`walk_endpoints_kernel`).
 
     Returns
     -------
@@ -440,6 +475,7 @@ def normalised_collision_sums_kernel(indptr, indices, dbar, xs, ys, keys, ts, n_
     n_t = ts.shape[0]
     out = np.zeros((n_pairs, n_t))
     m = np.uint64(0)
+    thr = np.uint64(move_threshold)
     for p in prange(n_pairs):
         buf = np.empty((n_t, batch_size), dtype=np.int64)
         pos = np.empty((n_t, GROUP), dtype=np.int64)
@@ -454,7 +490,7 @@ def normalised_collision_sums_kernel(indptr, indices, dbar, xs, ys, keys, ts, n_
                 g = min(GROUP, batch_size - w0)
                 for i in range(g):
                     a[i], c[i] = walk_keys(k0, k1, 2 * (j * batch_size + w0 + i))
-                _walk_group(indptr, indices, m, st, a, c, g, ts, buf, w0)
+                _walk_group(indptr, indices, m, st, a, c, g, ts, buf, w0, thr)
             for ci in range(n_t):
                 buf[ci].sort()
             st[:] = ys[p]
@@ -462,7 +498,7 @@ def normalised_collision_sums_kernel(indptr, indices, dbar, xs, ys, keys, ts, n_
                 g = min(GROUP, batch_size - w0)
                 for i in range(g):
                     a[i], c[i] = walk_keys(k0, k1, 2 * (j * batch_size + w0 + i) + 1)
-                _walk_group(indptr, indices, m, st, a, c, g, ts, pos, 0)
+                _walk_group(indptr, indices, m, st, a, c, g, ts, pos, 0, thr)
                 for ci in range(n_t):
                     row = buf[ci]
                     for i in range(g):
@@ -585,3 +621,49 @@ def missing_mirrors_kernel(indptr, indices):
         missing += miss
         balance += bal
     return missing + abs(balance)
+
+
+@jit(cache=True)
+def bipartite_component_kernel(indptr, indices):
+    """First vertex of a bipartite connected component with at least one edge, or -1.
+
+    Two-colours each component by breadth-first search (``O(n + nnz)`` time, one colour
+    byte and one queue slot per vertex); a component is bipartite when no edge joins two
+    vertices of one colour. Isolated vertices do not count (the walk stays there).
+
+    Parameters
+    ----------
+    indptr, indices : ndarray of int
+        CSR structure of a symmetric graph.
+
+    Returns
+    -------
+    int
+        The smallest vertex of the first bipartite component found (components in the
+        order of their smallest vertex), or -1 when there is none.
+    """
+    n = indptr.shape[0] - 1
+    colour = np.full(n, -1, dtype=np.int8)
+    queue = np.empty(n, dtype=np.int64)
+    for root in range(n):
+        if colour[root] >= 0 or indptr[root + 1] == indptr[root]:
+            continue
+        colour[root] = 0
+        queue[0] = root
+        head = 0
+        tail = 1
+        odd = False
+        while head < tail:
+            v = queue[head]
+            head += 1
+            for e in range(indptr[v], indptr[v + 1]):
+                u = indices[e]
+                if colour[u] < 0:
+                    colour[u] = 1 - colour[v]
+                    queue[tail] = u
+                    tail += 1
+                elif colour[u] == colour[v]:
+                    odd = True
+        if not odd:
+            return root
+    return -1

@@ -47,7 +47,15 @@ import scipy.sparse as sp
 from statlearn.utils._validation import _scalar
 
 from ._build import BuildState, Search, refusal, start_attempt
-from ._embedding import embed_landmarks, gap_ratio, gram_spectrum, label_landmarks
+from ._embedding import (
+    embed_landmarks,
+    gap_ratio,
+    gram_spectrum,
+    label_landmarks,
+    length_rank,
+    search_stops,
+    signal_to_noise,
+)
 from ._kernels import index_counts_kernel, index_scores_kernel, index_weighted_counts_kernel
 from ._params import AUTO_WALKS_DOUBLINGS, AUTO_WALKS_GAP, WORDS_PER_ENDPOINT
 from ._walk_positions import position_dtype, walk_rows
@@ -300,14 +308,15 @@ def _search_lengths(o, st, ts, landmarks, keys):
             G[np.arange(lo, hi), np.arange(lo, hi)] = diag[np.arange(hi - lo),
                                                           np.arange(lo, hi)]
         G /= float(r * r)
-        ratio = gap_ratio(gram_spectrum(G, g.n)[0], p.k)
-        scores = {**search.scores, t: ratio}
+        vals = gram_spectrum(G, g.n)[0]
+        scores = {**search.scores, t: gap_ratio(vals, p.k)}
+        snr = {**search.snr, t: signal_to_noise(vals, p.k)}
         best = search.best
-        if best is None or ratio > scores[best.t]:
-            best, stop = Candidate(t, index, G), False
-        else:
-            stop = scores[best.t] >= 2
-        st.search = FastSearch(scores, stop, best)
+        rule = o.walk_length_rule
+        if best is None or (length_rank(rule, scores[t], snr[t])
+                            > length_rank(rule, scores[best.t], snr[best.t])):
+            best = Candidate(t, index, G)
+        st.search = FastSearch(scores, search_stops(rule, scores, snr, t, best.t), snr, best)
         yield f"Gram matrix t={t}", 0
 
 

@@ -74,11 +74,27 @@ class SpectralClusteringOracle(FitStateMixin, ParamsMixin):
         the largest eigen-gap ratio ``sigma_k / sigma_{k+1}`` (see Notes).
     walk_length_candidates : sequence of int or None
         Candidates for ``"auto"``; default powers of two from 4 to
-        ``max(16, 8 ln n)``. On very large graphs the window of good lengths
+        ``max(16, 8 ln n)``; with a ``laziness`` ``l`` other than 0.5 a finer
+        grid (ratio ``sqrt 2``) scaled by ``1 / (2 (1 - l))``, from
+        ``max(2, 4 / (2 (1 - l)))`` (``l = 0.1``, ``n = 10**4``: 2, 3, 4, 6,
+        8, 11, 16, 23, 32). On very large graphs the window of good lengths
         narrows (walks must mix inside the clusters before they leak across);
         a finer grid there (e.g. ``[64, 76, 90, 107, 128]`` at ``n = 10**7``)
         finds it: in fast mode each candidate only costs a Gram matrix (the
         walks are continued, not redrawn).
+    walk_length_rule : {"gap", "noise-floor"}, default="gap"
+        How ``"auto"`` ranks the candidates. ``"gap"``: the largest eigen-gap
+        ratio ``sigma_k / sigma_{k+1}``. ``"noise-floor"``: for graphs where
+        that ratio never reaches 2 (weak communities, where it stays near 1
+        at every length and its maximum falls on noise), each candidate's
+        ``sigma_k`` is compared with the noise edge ``nu = max(0,
+        -sigma_min)`` of the same ``(n/s) G`` (the exact Gram matrix is
+        positive semi-definite, so its negative eigenvalues are Monte Carlo
+        noise): candidates with ``sigma_k >= 1.5 nu`` come first, the ratio
+        deciding among them (and among the rest when none is), and the search
+        stops at the first candidate whose ``sigma_k`` is below ``1.5 nu``
+        after one above it (``signal_to_noise_`` reports ``sigma_k / nu`` of
+        the kept Gram matrix). ``n_walks="auto"`` keeps its own rule.
     batch_size : int or None
         ``b``, walks per batch: the memory knob. Default ``ceil(sqrt(n))``,
         or derived from ``memory_budget``; clamped to ``n_walks``.
@@ -125,6 +141,20 @@ class SpectralClusteringOracle(FitStateMixin, ParamsMixin):
         deg(v)``): the random-walk counterpart of the normalised-Laplacian
         embedding, for graphs with heterogeneous degrees. Every mode; not with
         ``weighted=True`` or query objects.
+    laziness : float in [0, 1), default=0.5
+        ``walk="degree-normalised"`` only: the probability ``l`` that a step
+        stays, so the walk is ``W = l I + (1 - l) A D^{-1}``. An eigenvalue
+        ``lambda`` of ``A D^{-1}`` becomes ``l + (1 - l) lambda``: a smaller
+        ``l`` widens the ratio between the ``k``-th eigenvalue and the rest
+        per step (the community signal survives to the lengths where the
+        walk has mixed inside the communities; see the user guide), at the
+        price of the negative end of the spectrum, which decays only like
+        ``|l + (1 - l) lambda_min|^t``. 0 (the non-lazy walk) is refused on a
+        graph with a bipartite connected component (``lambda = -1``: the walk
+        is periodic there and never mixes; checked in ``O(n + nnz)`` at
+        :meth:`fit`); on graphs close to bipartite keep ``l`` away from 0
+        (``l = 0.1`` maps -1 to -0.8). With ``walk="d-bounded"`` only 0.5
+        is accepted (its laziness is set by ``max_degree``).
     mode : {"batched", "prior", "fast"}, default="batched"
         ``"batched"`` is the paper's low-memory oracle. ``"prior"``
         reproduces the earlier oracles (Gluch et al. 2021; Shen & Peng
@@ -207,6 +237,10 @@ class SpectralClusteringOracle(FitStateMixin, ParamsMixin):
         Eigenvalues of ``(n/s) G``, descending.
     eigengap_ : float
         ``sigma_k / sigma_{k+1}``.
+    signal_to_noise_ : float
+        ``sigma_k / nu`` with ``nu = max(0, -sigma_min)``, the noise edge of
+        ``(n/s) G`` (``inf`` when no eigenvalue is negative); see
+        ``walk_length_rule``.
     threshold_ : float
         ``theta`` used.
     peak_memory_words_ : int
@@ -346,6 +380,7 @@ class SpectralClusteringOracle(FitStateMixin, ParamsMixin):
         "n_clusters": [Integral(1)],  # at most the number of vertices: checked in fit
         "walk_length": [Options(["auto"]), Integral(1)],
         "walk_length_candidates": [None, "array-like"],  # each a positive int: fit checks
+        "walk_length_rule": [Options(["gap", "noise-floor"])],
         "batch_size": [None, Integral(1)],
         "memory_budget": [None, Integral(1)],
         "n_walks": [None, Options(["auto"]), Integral(1)],
@@ -358,6 +393,7 @@ class SpectralClusteringOracle(FitStateMixin, ParamsMixin):
         # an int for unweighted graphs, and at least the largest degree: checked in fit
         "max_degree": [None, Real(0, None, closed="neither")],
         "walk": [Options(list(WALKS))],
+        "laziness": [Real(0, 1, closed="left")],  # 0.5 unless walk="degree-normalised"
         "mode": [Options(["batched", "prior", "fast"])],
         "error_rate": [None, Level()],
         "max_query_walks": [None, Integral(2)],
@@ -378,10 +414,10 @@ class SpectralClusteringOracle(FitStateMixin, ParamsMixin):
     _output_free_params = ("progress", "time_budget", "n_jobs")
 
     def __init__(self, n_clusters=2, *, walk_length="auto", walk_length_candidates=None,
-                 batch_size=None, memory_budget=None, n_walks=None, n_landmarks=None,
-                 n_cluster_landmarks=None, n_repeats=None, threshold=None,
+                 walk_length_rule="gap", batch_size=None, memory_budget=None, n_walks=None,
+                 n_landmarks=None, n_cluster_landmarks=None, n_repeats=None, threshold=None,
                  threshold_scale=0.5, balance=1.0, max_degree=None, walk="d-bounded",
-                 mode="batched", error_rate=None, max_query_walks=None,
+                 laziness=0.5, mode="batched", error_rate=None, max_query_walks=None,
                  landmark_clustering="threshold",
                  outlier_label=-1, max_retries=0, symmetrize=False, weighted=False,
                  progress=False, time_budget=None, backend="numba", n_jobs=None,
@@ -389,6 +425,7 @@ class SpectralClusteringOracle(FitStateMixin, ParamsMixin):
         self.n_clusters = n_clusters
         self.walk_length = walk_length
         self.walk_length_candidates = walk_length_candidates
+        self.walk_length_rule = walk_length_rule
         self.batch_size = batch_size
         self.memory_budget = memory_budget
         self.n_walks = n_walks
@@ -400,6 +437,7 @@ class SpectralClusteringOracle(FitStateMixin, ParamsMixin):
         self.balance = balance
         self.max_degree = max_degree
         self.walk = walk
+        self.laziness = laziness
         self.mode = mode
         self.error_rate = error_rate
         self.max_query_walks = max_query_walks
@@ -457,7 +495,7 @@ class SpectralClusteringOracle(FitStateMixin, ParamsMixin):
                              "engines are unweighted).")
         self._g = as_graph_access(graph, max_degree=_scalar(self.max_degree),
                                   symmetrize=bool(_scalar(self.symmetrize)), weighted=weighted,
-                                  walk=self.walk)
+                                  walk=self.walk, laziness=_scalar(self.laziness))
         g = self._g
         cands = walk_length_candidates(self, g.n)
         p = resolve(self, g.n, len(cands))

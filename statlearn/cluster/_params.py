@@ -36,14 +36,31 @@ def default_n_repeats(n: int) -> int:
     return r if r % 2 else r + 1
 
 
-def default_walk_length_candidates(n: int) -> tuple:
-    """Powers of two from 4 up to ``max(16, 8 ln n)`` (``n = 3000``: 4..64)."""
+def default_walk_length_candidates(n: int, laziness: float = 0.5) -> tuple:
+    """Powers of two from 4 up to ``max(16, 8 ln n)`` (``n = 3000``: 4..64).
+
+    With a ``laziness`` ``l`` other than 1/2 (the degree-normalised walk) the walk mixes
+    in about ``c = 1 / (2 (1 - l))`` times the steps of the lazy walk: lengths scale by ``c``,
+    and the grid is finer (ratio ``sqrt 2``), because the window of good lengths of a
+    less lazy walk is a few steps wide: rounded ``2**(i/2)`` from ``max(2, 4 c)`` up to
+    ``max(16, 8 ln n) c`` (``n = 10**4``, ``l = 0.1``: 2, 3, 4, 6, 8, 11, 16, 23, 32).
+    """
     top = max(16, 8 * math.log(n))
-    out, t = [], 4
-    while t <= top:
+    if laziness == 0.5:
+        out, t = [], 4
+        while t <= top:
+            out.append(t)
+            t *= 2
+        return tuple(out)
+    c = 1.0 / (2.0 * (1.0 - laziness))
+    lo, hi = max(2, math.floor(4 * c)), top * c
+    out, i = [], 0
+    while True:
+        t = round(lo * 2 ** (i / 2))
+        if t > hi and len(out) >= 3:
+            return tuple(sorted(set(out)))
         out.append(t)
-        t *= 2
-    return tuple(out)
+        i += 1
 
 
 def walk_length_candidates(est, n: int) -> tuple:
@@ -53,7 +70,8 @@ def walk_length_candidates(est, n: int) -> tuple:
         return ()
     cands = est.walk_length_candidates
     if cands is None:
-        return default_walk_length_candidates(n)
+        laziness = float(_scalar(getattr(est, "laziness", 0.5)))
+        return default_walk_length_candidates(n, laziness)
     arr = np.asarray(cands, dtype=object)
     if arr.ndim != 1:
         raise TypeError("walk_length_candidates must be a 1-D sequence of positive ints, "

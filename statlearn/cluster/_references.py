@@ -22,6 +22,7 @@ from statlearn.utils import get_namespace
 
 __all__ = [
     "advance_walks_reference",
+    "bipartite_component_reference",
     "collision_counts_reference",
     "collision_counts_xp",
     "default_lanes",
@@ -29,6 +30,7 @@ __all__ = [
     "index_scores_reference",
     "index_weighted_counts_reference",
     "missing_mirrors_reference",
+    "move_threshold",
     "walk_endpoints_xp",
     "weighted_walk_endpoints_reference",
 ]
@@ -37,6 +39,27 @@ _MASK = 0xFFFFFFFF
 _GOLDEN = 0x9E3779B9
 _SIDE_SALT = 0xA511E9B3
 _XP_CHUNK_WALKS = 2**22
+#: move threshold of the degree-normalised walk at laziness 1/2
+_HALF = 1 << 31
+
+
+def move_threshold(laziness) -> int:
+    """``T = round((1 - laziness) 2**32)``, the move threshold of the degree-normalised walk.
+
+    A step moves when its 32-bit draw ``u`` is below ``T`` (probability ``T / 2**32``,
+    ``1 - laziness`` up to ``2**-33``) and then takes the neighbour
+    ``floor(u deg(v) / T)``; laziness 1/2 gives ``2**31``, 0 gives ``2**32``.
+
+    Examples
+    --------
+    >>> from statlearn.cluster._references import move_threshold
+    >>> move_threshold(0.5) == 2**31, move_threshold(0.0) == 2**32
+    (True, True)
+    """
+    lz = float(laziness)
+    if not 0.0 <= lz < 1.0:
+        raise ValueError(f"laziness must be in [0, 1), got {laziness!r}.")
+    return max(1, min(1 << 32, round((1.0 - lz) * 2.0**32)))
 
 
 # ---------------------------------------------------------------- hashing
@@ -57,7 +80,8 @@ def _hash32_py(x: int) -> int:
 
 
 # ---------------------------------------------------------------- array-API walks
-def walk_endpoints_xp(indptr, indices, max_degree, starts, keys, walk_ids, ts):
+def walk_endpoints_xp(indptr, indices, max_degree, starts, keys, walk_ids, ts,
+                      move_threshold=_HALF):
     """Vectorised array-API version of :func:`._kernels.walk_endpoints_kernel`.
 
     All arguments are arrays of one namespace (NumPy, CuPy, array-api-strict):
@@ -65,7 +89,8 @@ def walk_endpoints_xp(indptr, indices, max_degree, starts, keys, walk_ids, ts):
     ``(n_walks,)``, ``keys`` uint64 of shape ``(n_walks, 2)``; ``ts`` is a
     non-decreasing sequence of Python ints. Returns int64 positions of shape
     ``(len(ts), n_walks)`` in the same namespace, equal to the kernel's.
-    ``max_degree = 0``: the degree-normalised walk (``2 deg(v)`` in place of ``2 d``).
+    ``max_degree = 0``: the degree-normalised walk with move threshold
+    ``move_threshold`` (see :func:`move_threshold`; default laziness 1/2).
     """
     xp = get_namespace(indptr)
     n_walks = starts.shape[0]
@@ -74,6 +99,7 @@ def walk_endpoints_xp(indptr, indices, max_degree, starts, keys, walk_ids, ts):
     a = _hash32_xp(keys[:, 0] ^ _hash32_xp(wid ^ _SIDE_SALT, xp), xp)
     c = _hash32_xp(keys[:, 1] ^ a, xp)
     m = 2 * int(max_degree)
+    thr = int(move_threshold)
     v = xp.astype(starts, xp.int64)
     out = []
     ts = [int(t) for t in ts]
@@ -88,8 +114,11 @@ def walk_endpoints_xp(indptr, indices, max_degree, starts, keys, walk_ids, ts):
         r = xp.astype((u * m) >> 32, xp.int64)
         lo = xp.take(indptr, v)
         deg = xp.take(indptr, v + 1) - lo
-        if m == 0:  # degree-normalised: u * 2 deg(v) < 2**64 (deg < 2**31)
-            r = xp.astype((u * xp.astype(2 * deg, xp.uint64)) >> 32, xp.int64)
+        if m == 0:  # degree-normalised: u * deg(v) < 2**63 (deg < 2**31)
+            if thr == _HALF:  # the same number as the division, by a shift
+                r = xp.astype((u * xp.astype(2 * deg, xp.uint64)) >> 32, xp.int64)
+            else:
+                r = xp.astype((u * xp.astype(deg, xp.uint64)) // thr, xp.int64)
         move = r < deg
         if no_edges:  # nothing to gather: no walk ever moves
             step += 1
@@ -148,7 +177,7 @@ def default_lanes(xp, batch_size):
 
 
 def collision_counts_xp(indptr, indices, max_degree, xs, ys, keys, ts, n_batches, batch_size,
-                        prior=False, lanes=None, dbar=None):
+                        prior=False, lanes=None, dbar=None, move_threshold=_HALF):
     """Array-API version of :func:`._kernels.collision_counts_kernel` (same output).
 
     Walks run one batch at a time: ``lanes`` pairs are in flight, each
@@ -160,7 +189,8 @@ def collision_counts_xp(indptr, indices, max_degree, xs, ys, keys, ts, n_batches
     With ``dbar`` (and ``max_degree = 0``, the degree-normalised walk) each
     collision at ``v`` counts ``dbar / max(deg(v), 1)`` and the float64 sums are
     returned: the twin of :func:`._kernels.normalised_collision_sums_kernel`
-    (equal up to the order of the floating-point additions).
+    (equal up to the order of the floating-point additions). ``move_threshold``: the
+    laziness of the degree-normalised walk (see :func:`move_threshold`).
     """
     xp = get_namespace(indptr)
     n = int(indptr.shape[0]) - 1
@@ -179,7 +209,8 @@ def collision_counts_xp(indptr, indices, max_degree, xs, ys, keys, ts, n_batches
         for j in range(n_batches):
             starts, kk, ids = _batch_walks(xs[lo:hi], ys[lo:hi], keys[lo:hi, :], j,
                                            batch_size, xp)
-            ends = walk_endpoints_xp(indptr, indices, max_degree, starts, kk, ids, ts)
+            ends = walk_endpoints_xp(indptr, indices, max_degree, starts, kk, ids, ts,
+                                     move_threshold)
             rows = []
             for ci in range(n_t):
                 ex = xp.sort(ends[ci, :half] + group)
@@ -202,7 +233,7 @@ def collision_counts_xp(indptr, indices, max_degree, xs, ys, keys, ts, n_batches
 
 # ---------------------------------------------------------------- kernel references
 def advance_walks_reference(indptr, indices, cumw, max_degree, pos, keys, first, step0,
-                            n_steps):
+                            n_steps, move_threshold=_HALF):
     """Reference of :func:`._kernels.advance_walks_kernel`: the walks rerun from their starts.
 
     ``pos`` here holds the *start* vertices (step 0) and ``step0`` is ignored
@@ -230,7 +261,7 @@ def advance_walks_reference(indptr, indices, cumw, max_degree, pos, keys, first,
     else:
         out = walk_endpoints_xp(np.asarray(indptr, dtype=np.int64),
                                 np.asarray(indices, dtype=np.int64), int(max_degree),
-                                starts.ravel(), flat_keys, ids, [int(ts[0])])
+                                starts.ravel(), flat_keys, ids, [int(ts[0])], move_threshold)
     return out.reshape(m_rows, count)
 
 
@@ -408,3 +439,34 @@ def missing_mirrors_reference(indptr, indices):
     upper = set(zip(A.row[A.col > A.row].tolist(), A.col[A.col > A.row].tolist()))
     lower = set(zip(A.col[A.col < A.row].tolist(), A.row[A.col < A.row].tolist()))
     return len(upper - lower) + abs(len(lower) - len(upper))
+
+
+def bipartite_component_reference(indptr, indices):
+    """SciPy reference of :func:`._kernels.bipartite_component_kernel` (the double cover).
+
+    A connected component is bipartite exactly when it splits into two components in the
+    bipartite double cover ``[[0, A], [A, 0]]``: vertex ``v`` and its copy ``v + n`` are
+    then in different components.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from statlearn.cluster._references import bipartite_component_reference
+    >>> bipartite_component_reference(np.array([0, 1, 2]), np.array([1, 0]))  # one edge
+    0
+    """
+    from scipy.sparse.csgraph import connected_components
+
+    n = indptr.shape[0] - 1
+    A = sp.csr_array((np.ones(indices.shape[0]), indices, indptr), shape=(n, n))
+    cover = sp.block_array([[None, A], [A, None]], format="csr")
+    _, lab = connected_components(cover, directed=False)
+    _, comp = connected_components(A, directed=False)
+    deg = np.diff(indptr)
+    split = (lab[:n] != lab[n:]) & (deg > 0)
+    if not split.any():
+        return -1
+    # the smallest vertex of the first bipartite component, in the order of smallest vertices
+    first = np.full(comp.max() + 1, n)
+    np.minimum.at(first, comp, np.arange(n))
+    return int(first[comp[split]].min())

@@ -48,11 +48,13 @@ def walk_endpoints(g: GraphAccess, starts, keys, walk_ids, ts, *, backend="numba
     if backend == "numba":
         with set_num_threads_ctx(n_jobs):
             return walk_endpoints_kernel(g.indptr, g.indices, g.step_degree, starts, keys,
-                                         walk_ids, np.asarray(ts_list, dtype=np.int64))
+                                         walk_ids, np.asarray(ts_list, dtype=np.int64),
+                                         g.move_threshold)
     xp = _namespace(backend)
     out = walk_endpoints_xp(xp.asarray(g.indptr.astype(np.int64)),
                             xp.asarray(g.indices.astype(np.int64)), g.step_degree,
-                            xp.asarray(starts), xp.asarray(keys), xp.asarray(walk_ids), ts_list)
+                            xp.asarray(starts), xp.asarray(keys), xp.asarray(walk_ids), ts_list,
+                            g.move_threshold)
     return to_numpy(out).astype(np.int64)
 
 
@@ -116,7 +118,7 @@ def walk_rows(g: GraphAccess, vertices, keys, first, count, t, *, out=None, step
         d = float(g.max_weight) if g.weights is not None else float(g.step_degree)
         with set_num_threads_ctx(n_jobs):
             advance_walks_kernel(g.indptr, g.indices, cumw, d, out, keys, int(first),
-                                 int(step0), int(t - step0))
+                                 int(step0), int(t - step0), g.move_threshold)
         return out
     per = max(1, _WALK_CHUNK // max(count, 1))
     ids = np.arange(first, first + count, dtype=np.int64)

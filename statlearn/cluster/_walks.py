@@ -154,7 +154,7 @@ def collision_counts(g: GraphAccess, xs, ys, keys, ts, n_batches, batch_size, *,
             if g.normalised:
                 return normalised_collision_sums_kernel(g.indptr, g.indices, g.mean_degree,
                                                         xs, ys, keys, ts_arr, n_batches,
-                                                        batch_size)
+                                                        batch_size, g.move_threshold)
             return collision_counts_kernel(g.indptr, g.indices, g.max_degree, xs, ys, keys,
                                            ts_arr, n_batches, batch_size)
     xp = _namespace(backend)
@@ -163,7 +163,7 @@ def collision_counts(g: GraphAccess, xs, ys, keys, ts, n_batches, batch_size, *,
         xp.asarray(g.indices.astype(np.int64, copy=False)),
         g.step_degree, xp.asarray(xs), xp.asarray(ys), xp.asarray(keys),
         [int(t) for t in ts_arr], n_batches, batch_size, prior=prior, lanes=n_jobs,
-        dbar=g.mean_degree if g.normalised else None)
+        dbar=g.mean_degree if g.normalised else None, move_threshold=g.move_threshold)
     return to_numpy(out).astype(np.float64 if g.normalised else np.int64)
 
 
@@ -213,7 +213,8 @@ def _namespace(backend):
 # ---------------------------------------------------------------- public estimator
 def estimate_collision_probabilities(graph, x, y, *, walk_length, n_walks, batch_size=None,
                                      prior=False, max_degree=None, walk="d-bounded",
-                                     backend="numba", n_jobs=None, random_state=None):
+                                     laziness=0.5, backend="numba", n_jobs=None,
+                                     random_state=None):
     """Batched Monte Carlo estimates of ``<p_x^t, p_y^t>`` (``EstRWDot``, Algorithm 1).
 
     For each pair, ``B = ceil(R / b)`` batches are run; batch ``j`` runs
@@ -246,11 +247,16 @@ def estimate_collision_probabilities(graph, x, y, *, walk_length, n_walks, batch
         ``d`` of the ``d``-bounded convention; default the largest degree.
     walk : {"d-bounded", "degree-normalised"}, default="d-bounded"
         ``"degree-normalised"``: the lazy random walk of the graph (stay with
-        probability 1/2, else a uniform neighbour) and the collision
+        probability ``laziness``, else a uniform neighbour) and the collision
         probability weighted by the inverse stationary distribution,
         ``sum_v p_x^t(v) p_y^t(v) / (n pi(v))`` with ``pi(v) = deg(v) / 2m``
         (each collision at ``v`` counts ``dbar / deg(v)``, ``dbar = 2m / n``;
         1 on regular graphs). CSR graphs only.
+    laziness : float in [0, 1), default=0.5
+        Stay probability of the degree-normalised walk: its endpoint distributions are
+        those of ``W = l I + (1 - l) A D^{-1}``. 0 (the non-lazy walk) is refused on a
+        graph with a bipartite connected component, where that walk is periodic; the
+        ``d``-bounded walk takes only 0.5.
     backend : {"numba", "numpy", "cupy"}, default="numba"
         Kernel over CSR arrays, or the vectorised array-API path on NumPy or
         CuPy. All give identical numbers (for ``walk="degree-normalised"``
@@ -282,7 +288,8 @@ def estimate_collision_probabilities(graph, x, y, *, walk_length, n_walks, batch
     """
     check_option(walk, "walk", ("d-bounded", "degree-normalised"))
     g = graph if isinstance(graph, GraphAccess) else as_graph_access(graph, max_degree=max_degree,
-                                                                      walk=walk)
+                                                                      walk=walk,
+                                                                      laziness=laziness)
     t = check_int(walk_length, "walk_length", low=0)
     r = check_int(n_walks, "n_walks", low=1)
     if batch_size is None:

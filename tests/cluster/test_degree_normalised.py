@@ -53,13 +53,13 @@ def _keys(m, seed=0):
     return rng.integers(0, 2**32, size=(m, 2), dtype=np.uint64)
 
 
-def _exact_matrix_power(A, x, y, t):
-    """``sum_v p_x(v) p_y(v) dbar / deg(v)`` from dense powers of ``P = (I + D^-1 A) / 2``
-    (row-stochastic; distributions are rows of ``P^t``): independent of
-    :func:`lazy_walk_distribution`."""
+def _exact_matrix_power(A, x, y, t, laziness=0.5):
+    """``sum_v p_x(v) p_y(v) dbar / deg(v)`` from dense powers of
+    ``P = l I + (1 - l) D^-1 A`` (row-stochastic, the transpose of ``l I + (1 - l) A D^-1``;
+    distributions are rows of ``P^t``): independent of :func:`lazy_walk_distribution`."""
     A = A.toarray()
     deg = A.sum(axis=1)
-    P = 0.5 * (np.eye(A.shape[0]) + A / np.maximum(deg, 1)[:, None])
+    P = laziness * np.eye(A.shape[0]) + (1 - laziness) * A / np.maximum(deg, 1)[:, None]
     P[deg == 0, deg == 0] = 1.0
     Pt = np.linalg.matrix_power(P, t)
     w = deg.mean() / np.maximum(deg, 1)
@@ -160,43 +160,49 @@ def _weighted_variance(Pt, w, x, y, b, n_batches):
     return (np.sum(w**2 * px * py) - P**2 + (b - 1) * (a3 + b3 - 2 * P**2)) / (n_batches * b * b)
 
 
+@pytest.mark.parametrize("laziness", [0.5, 0.2, 0.0])
 @pytest.mark.parametrize("backend", ["numba", "numpy"])
-def test_estimates_equal_the_exact_weighted_collision_probabilities(backend):
+def test_estimates_equal_the_exact_weighted_collision_probabilities(backend, laziness):
     """Mean of N = 400 independent estimates per (pair, t) against the exact value from
-    matrix powers, within z = 4.9 exact standard errors (each check two-sided 1e-6; 12
-    checks per backend: false-alarm rate <= 1.2e-5 by the union bound). The empirical
-    variance is checked against the exact one within a factor in [0.6, 1.6] (chi-square
-    with 399 degrees of freedom: each side below 1e-6 for a near-normal estimate).
+    matrix powers of ``l I + (1 - l) A D^-1``, within z = 4.9 exact standard errors (each
+    check two-sided 1e-6; 12 checks per backend and laziness, 72 in all: false-alarm rate
+    <= 7.2e-5 by the union bound). The empirical variance is checked against the exact
+    one within a factor in [0.6, 1.6] (chi-square with 399 degrees of freedom: each side
+    below 1e-6 for a near-normal estimate).
 
     Power (planted once, locally): dropping the 1/deg weighting of the collisions makes
-    every pair with an endpoint of unequal degree fail by many standard errors."""
+    every pair with an endpoint of unequal degree fail by many standard errors; moving
+    with probability 1/2 whatever the laziness fails every pair at laziness 0.2 and 0."""
     A = _karate()
     n_est, r, b = 400, 64, 8
     z = norm.isf(1e-6 / 2)
     for t in (3, 8):
         for x, y in ((0, 0), (0, 33), (5, 16), (11, 25), (33, 33), (16, 26)):
-            exact, Pt, w = _exact_matrix_power(A, x, y, t)
-            ref = np.sum(lazy_walk_distribution(A, x, t, walk=WALK)
-                         * lazy_walk_distribution(A, y, t, walk=WALK) * w)
+            exact, Pt, w = _exact_matrix_power(A, x, y, t, laziness)
+            ref = np.sum(lazy_walk_distribution(A, x, t, walk=WALK, laziness=laziness)
+                         * lazy_walk_distribution(A, y, t, walk=WALK, laziness=laziness) * w)
             assert ref == pytest.approx(exact, rel=1e-10)
             est = estimate_collision_probabilities(A, np.full(n_est, x), y, walk_length=t,
                                                    n_walks=r, batch_size=b, walk=WALK,
-                                                   backend=backend, random_state=t * 100 + x)
+                                                   laziness=laziness, backend=backend,
+                                                   random_state=t * 100 + x)
             var = _weighted_variance(Pt, w, x, y, b, r // b)
             se = np.sqrt(var / n_est)
             assert abs(est.mean() - exact) <= z * se, (t, x, y, est.mean(), exact, se)
             assert 0.6 <= est.var(ddof=1) / var <= 1.6, (t, x, y)
 
 
-def test_prior_estimator_is_unbiased_too():
+@pytest.mark.parametrize("laziness", [0.5, 0.1])
+def test_prior_estimator_is_unbiased_too(laziness):
     """``prior=True`` (one batch of all R walks) on the normalised walk: the same z-test
-    (z = 4.9, two-sided 1e-6 per check, 2 checks)."""
+    (z = 4.9, two-sided 1e-6 per check, 4 checks)."""
     A = _karate()
     n_est, r, t = 400, 40, 5
     for x, y in ((0, 33), (16, 16)):
-        exact, Pt, w = _exact_matrix_power(A, x, y, t)
+        exact, Pt, w = _exact_matrix_power(A, x, y, t, laziness)
         est = estimate_collision_probabilities(A, np.full(n_est, x), y, walk_length=t,
-                                               n_walks=r, prior=True, walk=WALK, random_state=1)
+                                               n_walks=r, prior=True, walk=WALK,
+                                               laziness=laziness, random_state=1)
         se = np.sqrt(_weighted_variance(Pt, w, x, y, r, 1) / n_est)
         assert abs(est.mean() - exact) <= norm.isf(1e-6 / 2) * se
 
