@@ -1,12 +1,11 @@
 """The sublinear spectral clustering oracle: the estimator, its fit, resume and queries.
 
 The build runs in stages (:mod:`._build`; batched and prior: :mod:`._batched_build`,
-fast: :mod:`._landmark_index`); fast-mode queries: :mod:`._certified_queries`.
+fast: :mod:`._landmark_index`); the queries: :mod:`._oracle_queries` (fast-mode
+certificates: :mod:`._certified_queries`).
 """
 
 from __future__ import annotations
-
-import numbers
 
 import numpy as np
 
@@ -22,7 +21,7 @@ from statlearn.base import (
 from statlearn.utils import spawn_seeds
 from statlearn.utils._validation import _scalar
 
-from ._batched_build import BatchedBuildState, alpha_from_estimates, batched_stages
+from ._batched_build import BatchedBuildState, batched_stages
 from ._build import (
     Build,
     check_built,
@@ -30,11 +29,11 @@ from ._build import (
     run_build,
     warn_at_caller,
 )
-from ._certified_queries import answer_queries
 from ._graph import WALKS, as_graph_access
-from ._landmark_index import FastBuildState, alpha_from_index, fast_stages
+from ._landmark_index import FastBuildState, fast_stages
+from ._oracle_queries import OracleQueries
 from ._params import resolve, walk_accounting, walk_length_candidates
-from ._walks import BACKENDS, _vertices
+from ._walks import BACKENDS
 
 __all__ = ["SpectralClusteringOracle"]
 
@@ -573,48 +572,15 @@ class SpectralClusteringOracle(FitStateMixin, ParamsMixin):
         """Run the build stages of this mode (see :func:`._build.run_build`)."""
         return run_build(self, fast_stages if self._p.fast else batched_stages)
 
-    # ------------------------------------------------------------------ queries
-    def query(self, vertices, *, force=False):
-        """Labels with their certificates (``mode="fast"``; sequential if ``error_rate``).
-
-        Every vertex draws ``n_walks_`` walks; with ``error_rate`` set, vertices
-        whose decision is not yet certain double their walks (all such vertices
-        in one call, sharing the walk engine and the index look-ups) until the
-        empirical Bernstein test certifies the label or ``max_query_walks_`` is
-        reached (see Notes of the class).
-
-        Parameters
-        ----------
-        vertices : array-like of int, shape (q,)
-        force : bool, default=False
-            No outlier label (the threshold test is skipped).
-
-        Returns
-        -------
-        OracleQueryResult
-
-        Examples
-        --------
-        >>> from statlearn.cluster import SpectralClusteringOracle
-        >>> from statlearn.datasets import make_planted_expanders
-        >>> A, y = make_planted_expanders([300, 300], 10, n_bridges=10, random_state=0)
-        >>> o = SpectralClusteringOracle(2, mode="fast", error_rate=0.05, random_state=0)
-        >>> res = o.fit(A).query([3, 500])
-        >>> bool(res.labels[0] != res.labels[1]), bool(res.certified.all())
-        (True, True)
-        """
-        self._check_fitted()
-        v = self._check_vertices(vertices)
-        p = self._p
-        if not p.fast:
-            raise ValueError("query needs mode='fast'.")
-        return answer_queries(self, v, force)
-
-    def _alpha(self, vertices):
-        """Estimated collision probabilities ``alpha_x`` of each vertex with the landmarks."""
-        if vertices.size == 0:
-            return np.zeros((0, self._p.s))
-        return (alpha_from_index if self._p.fast else alpha_from_estimates)(self, vertices)
+    # the queries are written in ._oracle_queries and bound here, so that they are the
+    # class's own methods (documented with it, found in its __dict__)
+    query = OracleQueries.query
+    embedding_dots = OracleQueries.embedding_dots
+    predict = OracleQueries.predict
+    which_cluster = OracleQueries.which_cluster
+    dot = OracleQueries.dot
+    _alpha = OracleQueries._alpha
+    _check_vertices = OracleQueries._check_vertices
 
     def _check_fitted(self, method=None, *, resuming=False):
         """Refuse unless built, with the parameters the oracle has now (see
@@ -622,104 +588,6 @@ class SpectralClusteringOracle(FitStateMixin, ParamsMixin):
         check_built(self, method, resuming=resuming)
         FitStateMixin._check_fitted(self, method)
         check_built(self, method, resuming=resuming, after=True)
-
-    def _check_vertices(self, vertices, name="vertices"):
-        arr = np.asarray(vertices)
-        if arr.ndim != 1:
-            raise ValueError(f"{name} must be a 1-D array of vertex ids, got shape {arr.shape}.")
-        return _vertices(arr, name, self.n_vertices_)
-
-    def embedding_dots(self, vertices):
-        """Estimated ``<f_x, f_u>`` of each vertex with each cluster landmark.
-
-        Parameters
-        ----------
-        vertices : array-like of int, shape (q,)
-
-        Returns
-        -------
-        ndarray of shape (q, s')
-        """
-        self._check_fitted()
-        v = self._check_vertices(vertices)
-        if self._p.k == 1:
-            raise ValueError("embedding_dots needs the Psi matrix, which is not built when "
-                             "n_clusters=1.")
-        return self._alpha(v) @ self.psi_ @ self._alpha_cluster.T
-
-    def predict(self, vertices, *, force=False):
-        """Cluster of each vertex (``WhichCluster``), ``outlier_label`` if none is close.
-
-        Parameters
-        ----------
-        vertices : array-like of int, shape (q,)
-            Vertex ids in ``[0, n)``.
-        force : bool, default=False
-            Return the best cluster even when its dot product is below
-            ``threshold_`` (no outliers).
-
-        Returns
-        -------
-        ndarray of int64, shape (q,)
-        """
-        self._check_fitted()
-        v = self._check_vertices(vertices)
-        if self._p.k == 1:
-            return np.zeros(v.size, dtype=np.int64)
-        if self._p.fast:
-            return self.query(v, force=force).labels
-        dots = self._alpha(v) @ self.psi_ @ self._alpha_cluster.T
-        k = self._p.k
-        best = np.full((v.size, k), -np.inf)
-        for c in range(k):
-            best[:, c] = dots[:, self.landmark_labels_ == c].max(axis=1)
-        label = np.argmax(best, axis=1).astype(np.int64)
-        if not force:
-            label[best.max(axis=1) < self.threshold_] = self.outlier_label_
-        return label
-
-    def which_cluster(self, v, *, force=False):
-        """Cluster of one vertex (see :meth:`predict`).
-
-        Parameters
-        ----------
-        v : int
-            Vertex id.
-        force : bool, default=False
-            No outlier label.
-
-        Returns
-        -------
-        int
-        """
-        self._check_fitted()
-        v = _scalar(v)
-        if isinstance(v, bool | np.bool_) or not isinstance(v, numbers.Integral):
-            raise TypeError(f"v must be an integer vertex id, got {v!r}.")
-        return int(self.predict(np.array([v]), force=force)[0])
-
-    def dot(self, x, y):
-        """Estimate of the spectral dot product ``<f_x, f_y>`` (``QueryDot``).
-
-        Parameters
-        ----------
-        x, y : int
-            Vertex ids.
-
-        Returns
-        -------
-        float
-        """
-        self._check_fitted()
-        x, y = _scalar(x), _scalar(y)
-        for name, val in (("x", x), ("y", y)):
-            if isinstance(val, bool | np.bool_) or not isinstance(val, numbers.Integral):
-                raise TypeError(f"{name} must be an integer vertex id, got {val!r}.")
-        v = self._check_vertices(np.array([x, y]))
-        if self._p.k == 1:
-            raise ValueError("dot needs the Psi matrix, which is not built when n_clusters=1.")
-        a = self._alpha(v)
-        return float(a[0] @ self.psi_ @ a[1])
 
     def fit_predict(self, graph, y=None):
         """Fit, then label every vertex (``O(n T)``: for evaluation, defeats sublinearity).
