@@ -19,7 +19,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from threadpoolctl import ThreadpoolController
+
+from statlearn.utils._numba import one_blas_thread
 
 from ._build import warn_at_caller
 
@@ -86,18 +87,6 @@ def search_stops(rule, ratios, snrs, t, best_t, *, on_ties=True):
     if rule != "noise-floor":
         return False
     return noise_tier(snrs[t]) == 0 and any(noise_tier(v) >= 1 for v in snrs.values())
-
-
-_BLAS = []
-
-
-def one_blas_thread():
-    """Context running BLAS on one thread: the small eigenproblems here take ~0.1 s
-    instead of ~0.3 ms when several BLAS threads wait for busy cores. The controller is
-    made once (building it scans the loaded libraries)."""
-    if not _BLAS:
-        _BLAS.append(ThreadpoolController())
-    return _BLAS[0].limit(limits=1, user_api="blas")
 
 
 def gram_spectrum(G, n):

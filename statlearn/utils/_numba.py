@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 
-__all__ = ["NUMBA_ENABLED", "jit", "prange", "set_num_threads_ctx"]
+__all__ = ["NUMBA_ENABLED", "jit", "one_blas_thread", "prange", "set_num_threads_ctx"]
 
 _disabled = os.environ.get("STATLEARN_DISABLE_NUMBA", "0") not in ("", "0")
 
@@ -92,3 +92,33 @@ class set_num_threads_ctx:
         if self._old is not None:
             _numba.set_num_threads(self._old)
         return False
+
+
+_BLAS = []
+
+
+def one_blas_thread():
+    """Context manager running BLAS (OpenBLAS, MKL, ...) on one thread, then restoring it.
+
+    For small linear algebra next to the parallel Numba kernels: BLAS worker
+    threads keep spinning for a while after a multi-threaded call, and a Numba
+    ``prange`` loop that starts then shares the cores with them (measured on
+    2 cores: the unlearning gradient pass at n = 1e5, p = 200 took 18-30 ms right
+    after a 200 x 200 product instead of 10-12 ms). The controller is built once
+    (building it scans the loaded libraries); entering the context then costs
+    well under a millisecond.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from statlearn.utils._numba import one_blas_thread
+    >>> with one_blas_thread():
+    ...     c = np.ones((3, 3)) @ np.ones(3)
+    >>> c.tolist()
+    [3.0, 3.0, 3.0]
+    """
+    if not _BLAS:
+        from threadpoolctl import ThreadpoolController
+
+        _BLAS.append(ThreadpoolController())
+    return _BLAS[0].limit(limits=1, user_api="blas")
