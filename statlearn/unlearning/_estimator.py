@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import math
 import time
@@ -526,13 +527,11 @@ class NewtonUnlearner(ReleasedModelPredictions, FitStateMixin, BaseEstimator):
         ret = Retained(self, keep)
         p = self._X.shape[1]
         r = self._radius(n_before, max(m, 1))
-        if NUMBA_ENABLED and is_numpy_namespace(self._xp):
-            # the Newton step's small BLAS calls on one thread: spinning BLAS workers
-            # would otherwise share the cores with the parallel gradient pass that
-            # follows (about twice its time on 2 cores at n = 1e5, p = 200)
-            with one_blas_thread():
-                beta, info = self._mechanism.step(self, idx, removed_all, ret, r, rng)
-        else:
+        # the Newton step's small BLAS calls on one thread: spinning BLAS workers would
+        # otherwise share the cores with the parallel gradient pass that follows (about
+        # twice its time on 2 cores at n = 1e5, p = 200)
+        numba_pass = NUMBA_ENABLED and is_numpy_namespace(self._xp)
+        with one_blas_thread() if numba_pass else contextlib.nullcontext():
             beta, info = self._mechanism.step(self, idx, removed_all, ret, r, rng)
         # noise (drawn on the host from the seeded stream, then moved to the device); the
         # state the stream starts from identifies the draws (up to their scale)

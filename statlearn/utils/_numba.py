@@ -9,6 +9,7 @@ function, so the pure-Python path always stays reachable. Setting
 
 from __future__ import annotations
 
+import functools
 import os
 
 __all__ = ["NUMBA_ENABLED", "jit", "one_blas_thread", "prange", "set_num_threads_ctx"]
@@ -94,7 +95,12 @@ class set_num_threads_ctx:
         return False
 
 
-_BLAS = []
+@functools.cache
+def _blas_controller():
+    """The threadpool controller, built once (building it scans the loaded libraries)."""
+    from threadpoolctl import ThreadpoolController
+
+    return ThreadpoolController()
 
 
 def one_blas_thread():
@@ -117,8 +123,4 @@ def one_blas_thread():
     >>> c.tolist()
     [3.0, 3.0, 3.0]
     """
-    if not _BLAS:
-        from threadpoolctl import ThreadpoolController
-
-        _BLAS.append(ThreadpoolController())
-    return _BLAS[0].limit(limits=1, user_api="blas")
+    return _blas_controller().limit(limits=1, user_api="blas")
