@@ -368,6 +368,13 @@ DEGREE_ORACLES = {
     "normalised/kmeans/auto/lazy0.1/floor": {"walk": "degree-normalised",
                                              "landmark_clustering": "kmeans", "n_walks": "auto",
                                              "laziness": 0.1, "walk_length_rule": "noise-floor"},
+    # the same in the batched and prior modes (queries cost s times more walks there)
+    "normalised/kmeans/auto/lazy0.1/batched": {"walk": "degree-normalised", "mode": "batched",
+                                               "landmark_clustering": "kmeans",
+                                               "n_walks": "auto", "laziness": 0.1},
+    "normalised/kmeans/auto/lazy0.1/prior": {"walk": "degree-normalised", "mode": "prior",
+                                             "landmark_clustering": "kmeans",
+                                             "n_walks": "auto", "laziness": 0.1},
 }
 #: LFR parameters: power-law degrees (exponent tau1), community sizes (exponent 1.5)
 #: between n/8 and n/4, mean degree 20, largest degree 3 sqrt(n); the first seed in
@@ -501,8 +508,9 @@ def degrees_worker(method, path, n_queries):
             warnings.simplefilter("ignore")
             t0 = time.perf_counter()
             try:
-                o = SpectralClusteringOracle(k, mode="fast", random_state=0,
-                                             **DEGREE_ORACLES[method]).fit(A)
+                o = SpectralClusteringOracle(k, random_state=0,
+                                             **{"mode": "fast", **DEGREE_ORACLES[method]}
+                                             ).fit(A)
                 labels = o.predict(queries, force=True)
             except OracleConstructionError as exc:
                 out.update(refused=str(exc)[:60], total_s=time.perf_counter() - t0)

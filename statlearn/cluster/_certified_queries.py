@@ -144,13 +144,16 @@ def certify_moments(n, s1, s2, delta, value_range, threshold, round_index):
 
     ``s1[c]`` is the sum of option ``c``'s scores over ``n`` samples and
     ``s2[c, d]`` the sum of products of options ``c`` and ``d``; the sample
-    variance of a difference ``c - d`` follows from them.
+    variance of a difference ``c - d`` follows from them. ``threshold`` is a
+    float, or one value per option (the best option's is tested).
 
     Returns ``(best, certified, above, means)``.
     """
     n_options = s1.shape[0]
     means = s1 / n
     best = int(np.argmax(means))
+    if threshold is not None:
+        threshold = float(np.broadcast_to(threshold, (n_options,))[best])
     above = True if threshold is None else bool(means[best] >= threshold)
     if n < 2:
         return best, False, above, means
@@ -186,7 +189,9 @@ class OracleQueryResult:
     n_walks : ndarray of int64, shape (q,)
         Query walks drawn per vertex.
     scores : ndarray of shape (q, k)
-        Mean estimated dot product with each cluster's landmarks.
+        Mean estimated dot product with each cluster's landmarks (with
+        ``landmark_clustering="kmeans"`` the label maximises these divided by
+        the norms of the clusters' mean landmark embeddings).
     error_rate : float or None
         Bound on the probability that a certified label differs from the
         label the same oracle would give with infinitely many query walks.
@@ -264,12 +269,15 @@ def answer_queries(o, v, force):
     s2 = np.zeros((q, k, k))
     add_query_moments(o, v, np.arange(q), 0, r0, s1, s2)
     used[:] = r0
+    # the scores are divided by o._score_scale (k-means: the centroid norms; otherwise 1),
+    # so the threshold on the raw mean dot product is one value per cluster
+    scale = o._score_scale
     if er is None:
         means = s1 / r0
         labels = np.argmax(means, axis=1).astype(np.int64)
-        above = means.max(axis=1) >= o.threshold_
+        above = means[np.arange(q), labels] >= o.threshold_ / scale[labels]
     else:
-        thr = None if force else o.threshold_
+        thr = None if force else o.threshold_ / scale
         above = np.ones(q, dtype=bool)
         pending = np.arange(q)
         r = 1
@@ -294,4 +302,4 @@ def answer_queries(o, v, force):
                 r += 1
     if not force:
         labels[~above] = o.outlier_label_
-    return OracleQueryResult(labels, certified, used, means, er)
+    return OracleQueryResult(labels, certified, used, means * scale, er)

@@ -10,6 +10,9 @@
   dot product ``alpha_u^T Psi alpha_v`` is at least the threshold; the
   construction of Shen and Peng 2023, which the paper builds on) or k-means on
   the landmarks' estimated spectral embeddings;
+* :func:`cluster_score_scale`: with k-means, the norm of each cluster's mean
+  landmark embedding, by which a query's cluster scores are divided (the
+  cluster whose centroid is closest in angle wins);
 * :func:`gap_ratio`, the eigen-gap ``sigma_k / sigma_{k+1}`` by which the
   automatic walk length is chosen (the candidates are in :mod:`._params`).
 """
@@ -22,10 +25,11 @@ import numpy as np
 
 from statlearn.utils._numba import one_blas_thread
 
-from ._build import warn_at_caller
+from ._build import OracleConstructionError, warn_at_caller
 
-__all__ = ["embed_landmarks", "gap_ratio", "gram_spectrum", "label_landmarks", "length_rank",
-           "noise_tier", "search_stops", "signal_to_noise", "similarity_components"]
+__all__ = ["cluster_score_scale", "embed_landmarks", "gap_ratio", "gram_spectrum",
+           "label_landmarks", "length_rank", "noise_tier", "search_stops", "signal_to_noise",
+           "similarity_components"]
 
 #: the ``k``-th eigenvalue of ``(n/s) G`` must exceed this fraction of the first
 EIG_TOL = 1e-8
@@ -171,3 +175,43 @@ def label_landmarks(o, alpha, seed):
     order = sorted(first, key=first.get)
     labels = np.array([order.index(c) for c in raw], dtype=np.int64)
     return labels, len(order)
+
+
+def cluster_score_scale(o, alpha, labels):
+    """Divisors of a query's ``k`` cluster scores: ones, or the centroid norms (k-means).
+
+    A query's score for cluster ``c`` is its mean estimated dot product with
+    the cluster's landmarks, ``<f_x, m_c>`` with ``m_c`` the mean of their
+    estimated embeddings ``f_u``. With ``landmark_clustering="threshold"`` the
+    largest score wins (the paper's rule; the divisors are 1). With
+    ``"kmeans"`` the landmarks were grouped by the direction of their
+    embeddings (rows normalised), so a query goes to the centroid closest in
+    angle: the score is divided by ``||m_c|| = sqrt(m_c^T Psi m_c)`` (the
+    query's own norm is common to every cluster). Without it the largest raw
+    score favours the clusters of small volume, whose embeddings are longer.
+
+    Raises :class:`~statlearn.cluster.OracleConstructionError` when a centroid
+    norm is not positive and finite (a cluster without embedding signal).
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> import numpy as np
+    >>> from statlearn.cluster._embedding import cluster_score_scale
+    >>> o = SimpleNamespace(landmark_clustering="kmeans", psi_=np.eye(2),
+    ...                     _p=SimpleNamespace(k=2))
+    >>> alpha = np.array([[3.0, 0.0], [0.0, 1.0], [0.0, 1.0]])
+    >>> cluster_score_scale(o, alpha, np.array([0, 1, 1])).tolist()
+    [3.0, 1.0]
+    """
+    k = o._p.k
+    if o.landmark_clustering != "kmeans":
+        return np.ones(k)
+    means = np.stack([alpha[labels == c].mean(axis=0) for c in range(k)], axis=1)
+    sq = np.einsum("sc,st,tc->c", means, o.psi_, means)
+    if not np.all(np.isfinite(sq) & (sq > 0)):
+        raise OracleConstructionError(
+            "a k-means cluster of the landmarks has a mean embedding of norm "
+            f"{np.sqrt(np.maximum(sq, 0)).round(12).tolist()}: no embedding signal to "
+            "score queries against.")
+    return np.sqrt(sq)

@@ -179,6 +179,10 @@ class SpectralClusteringOracle(FitStateMixin, ParamsMixin):
         which always gives ``n_clusters`` groups: more robust on real graphs
         with unequal, less separated clusters (kNN graphs), with no
         certificate that the graph is clusterable (check ``eigengap_``).
+        Queries are then labelled by the centroid closest in angle, as
+        k-means grouped the landmarks: the mean estimated dot product with a
+        cluster's landmarks divided by the norm of their mean embedding
+        (the outlier test stays on the raw value).
     outlier_label : int, default=-1
         Label of vertices close to no cluster.
     max_retries : int, default=0
@@ -312,7 +316,9 @@ class SpectralClusteringOracle(FitStateMixin, ParamsMixin):
     ``b = R``. A query draws its ``R`` walks once (keyed by the vertex: the
     same answer in any batch) and looks each endpoint up once for all
     landmarks; its label is the cluster whose landmarks have the largest
-    *mean* estimated dot product. The walk-length search continues the same
+    *mean* estimated dot product (with ``landmark_clustering="kmeans"``, in
+    every mode, that mean divided by the norm of the cluster's mean landmark
+    embedding: the centroid closest in angle). The walk-length search continues the same
     walks from one candidate to the next; a graph without cluster structure
     is refused, with its diagnostic, after at most ``2 s R max(candidates) +
     s' R t`` walk steps (``n_walks="auto"``: twice that at the last ``R``; the

@@ -118,10 +118,14 @@ class OracleQueries:
         k = self._p.k
         best = np.full((v.size, k), -np.inf)
         for c in range(k):
-            best[:, c] = dots[:, self.landmark_labels_ == c].max(axis=1)
+            in_c = dots[:, self.landmark_labels_ == c]
+            # threshold graph: the closest landmark (the paper's WhichCluster); k-means:
+            # the centroid closest in angle (mean dot product over the centroid norm)
+            best[:, c] = (in_c.max(axis=1) if self.landmark_clustering == "threshold"
+                          else in_c.mean(axis=1) / self._score_scale[c])
         label = np.argmax(best, axis=1).astype(np.int64)
         if not force:
-            label[best.max(axis=1) < self.threshold_] = self.outlier_label_
+            label[dots.max(axis=1) < self.threshold_] = self.outlier_label_
         return label
 
     def which_cluster(self, v, *, force=False):

@@ -218,8 +218,9 @@ def test_dcsbm_recovered_by_the_normalised_walk_not_the_d_bounded_one():
     """Degree-corrected SBM (3 blocks of 1000, power-law weights with exponent 2.5, mean
     degree about 19, 5% of edges across), fast mode with k-means on the landmarks: the
     degree-normalised walk labels every 3rd vertex with ARI >= 0.9; the d-bounded walk,
-    which barely moves low-degree vertices, stays below 0.5 (measured: see the user
-    guide)."""
+    which barely moves low-degree vertices, stays below 0.7 (measured, seed 0: 1.0 and
+    0.55; 0.23 for the d-bounded walk when queries took the raw arg-max of the mean dot
+    products instead of the centroid closest in angle)."""
     A, y = make_dcsbm_graph(3000, 3, mu=0.05, random_state=0)
     q = np.arange(0, 3000, 3)
     good = SpectralClusteringOracle(3, mode="fast", walk=WALK, landmark_clustering="kmeans",
@@ -228,7 +229,7 @@ def test_dcsbm_recovered_by_the_normalised_walk_not_the_d_bounded_one():
     with pytest.warns(UserWarning):
         bad = SpectralClusteringOracle(3, mode="fast", landmark_clustering="kmeans",
                                        random_state=0).fit(A)
-    assert _ari(y[q], bad.predict(q, force=True)) < 0.5
+    assert _ari(y[q], bad.predict(q, force=True)) < 0.7
 
 
 @pytest.mark.parametrize("mode", ["batched", "prior"])

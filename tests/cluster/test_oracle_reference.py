@@ -140,12 +140,20 @@ class BatchedReference:
     def dots(self, v):
         return self.alpha_of(v) @ self.psi @ self.alpha.T
 
+    #: k-means landmark clustering: the centroid norms (the cluster score is the mean dot
+    #: product over them); None: the closest landmark, the paper's WhichCluster
+    scale = None
+
     def predict(self, v, force=False, outlier=-1):
         d = self.dots(v)
-        best = np.stack([d[:, self.labels == c].max(axis=1) for c in range(self.k)], axis=1)
+        if self.scale is None:
+            best = np.stack([d[:, self.labels == c].max(axis=1) for c in range(self.k)], 1)
+        else:
+            best = np.stack([d[:, self.labels == c].mean(axis=1) / self.scale[c]
+                             for c in range(self.k)], 1)
         lab = np.argmax(best, axis=1)
         if not force:
-            lab[best.max(axis=1) < self.theta] = outlier
+            lab[d.max(axis=1) < self.theta] = outlier
         return lab
 
 
@@ -213,11 +221,15 @@ class FastReference:
         ends = vertex_walks(self.g, np.asarray(v), self.qbase, 0, self.R, [self.t])[0]
         return self.H[ends].mean(axis=1)
 
+    #: the divisors of the cluster scores (k-means: the centroid norms)
+    scale = 1.0
+
     def predict(self, v, force=False, outlier=-1):
         m = self.query_means(v)
         lab = np.argmax(m, axis=1)
         if not force:
-            lab[m.max(axis=1) < self.theta] = outlier
+            raw = m[np.arange(lab.size), lab] * np.broadcast_to(self.scale, (self.k,))[lab]
+            lab[raw < self.theta] = outlier
         return lab
 
     def alpha_of(self, v):
@@ -714,8 +726,14 @@ def test_kmeans_landmark_clustering_follows_the_reference():
     np.testing.assert_array_equal(o.landmark_labels_, labels)
     assert o.landmark_labels_.dtype == np.int64 and labels[0] == 0
     ref.labels = labels
+    # queries go to the centroid closest in angle: mean dot product over ||m_c||,
+    # ||m_c||^2 = m_c^T Psi m_c with m_c the mean alpha row of cluster c
+    means = np.stack([ref.alpha[labels == c].mean(axis=0) for c in range(2)], 1)
+    ref.scale = np.sqrt(np.diag(means.T @ ref.psi @ means))
+    np.testing.assert_allclose(o._score_scale, ref.scale, rtol=1e-9)
     v = np.arange(10)
     np.testing.assert_array_equal(o.predict(v), ref.predict(v))
+    np.testing.assert_array_equal(o.predict(v, force=True), ref.predict(v, force=True))
 
 
 def test_weighted_walks_in_fast_mode_and_result_dtypes():
@@ -811,9 +829,14 @@ def test_fast_kmeans_with_many_cluster_landmarks():
     labels = np.array([first.index(c) for c in raw])
     np.testing.assert_array_equal(o.landmark_labels_, labels)
     means = np.stack([ref.alpha[labels == c].mean(axis=0) for c in range(2)], 1)
-    ref.H = ref.CA.T @ ref.psi @ means / 24
+    # scores over the centroid norms ||m_c|| = sqrt(m_c^T Psi m_c): closest in angle
+    ref.scale = np.sqrt(np.diag(means.T @ ref.psi @ means))
+    ref.H = ref.CA.T @ ref.psi @ means / 24 / ref.scale
     v = np.arange(10)
     np.testing.assert_array_equal(o.predict(v), ref.predict(v))
+    np.testing.assert_array_equal(o.predict(v, force=True), ref.predict(v, force=True))
+    res = o.query(v, force=True)
+    np.testing.assert_allclose(res.scores, ref.query_means(v) * ref.scale, rtol=1e-9)
     # 20 cluster landmarks: the cluster phase (index, their walks, Psi, alpha) sets the peak
     assert ref.peak == ref.words + 20 * 24 + 25 + 100 + 10 + 75
     assert o.peak_memory_words_ == ref.peak
