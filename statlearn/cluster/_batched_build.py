@@ -34,6 +34,7 @@ from statlearn.utils._validation import _scalar
 
 from ._build import BuildState, OracleConstructionError, Search, start_attempt
 from ._embedding import (
+    cluster_means,
     cluster_score_scale,
     embed_landmarks,
     gap_ratio,
@@ -206,7 +207,7 @@ def batched_stages(o, st: BatchedBuildState):
         raise OracleConstructionError(
             f"the similarity graph on {p.sc} cluster landmarks has {n_comp} connected "
             f"components, expected n_clusters={p.k}{hint}.")
-    o._score_scale = cluster_score_scale(o, alpha, labels)
+    o._score_scale = cluster_score_scale(o, cluster_means(alpha, labels, p.k))
 
 
 def alpha_from_estimates(o, vertices):

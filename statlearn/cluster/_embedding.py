@@ -27,7 +27,7 @@ from statlearn.utils._numba import one_blas_thread
 
 from ._build import OracleConstructionError, warn_at_caller
 
-__all__ = ["cluster_score_scale", "embed_landmarks", "gap_ratio", "gram_spectrum",
+__all__ = ["cluster_means", "cluster_score_scale", "embed_landmarks", "gap_ratio", "gram_spectrum",
            "label_landmarks", "length_rank", "noise_tier", "search_stops", "signal_to_noise",
            "similarity_components"]
 
@@ -177,9 +177,24 @@ def label_landmarks(o, alpha, seed):
     return labels, len(order)
 
 
-def cluster_score_scale(o, alpha, labels):
+def cluster_means(alpha, labels, k):
+    """``(s, k)`` mean ``alpha`` row of each cluster's landmarks (one column per cluster).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from statlearn.cluster._embedding import cluster_means
+    >>> cluster_means(np.array([[1.0, 0.0], [3.0, 0.0], [0.0, 2.0]]), np.array([0, 0, 1]), 2)
+    array([[2., 0.],
+           [0., 2.]])
+    """
+    return np.stack([alpha[labels == c].mean(axis=0) for c in range(k)], axis=1)
+
+
+def cluster_score_scale(o, means):
     """Divisors of a query's ``k`` cluster scores: ones, or the centroid norms (k-means).
 
+    ``means`` are the clusters' mean ``alpha`` rows (:func:`cluster_means`).
     A query's score for cluster ``c`` is its mean estimated dot product with
     the cluster's landmarks, ``<f_x, m_c>`` with ``m_c`` the mean of their
     estimated embeddings ``f_u``. With ``landmark_clustering="threshold"`` the
@@ -197,17 +212,15 @@ def cluster_score_scale(o, alpha, labels):
     --------
     >>> from types import SimpleNamespace
     >>> import numpy as np
-    >>> from statlearn.cluster._embedding import cluster_score_scale
+    >>> from statlearn.cluster._embedding import cluster_means, cluster_score_scale
     >>> o = SimpleNamespace(landmark_clustering="kmeans", psi_=np.eye(2),
     ...                     _p=SimpleNamespace(k=2))
     >>> alpha = np.array([[3.0, 0.0], [0.0, 1.0], [0.0, 1.0]])
-    >>> cluster_score_scale(o, alpha, np.array([0, 1, 1])).tolist()
+    >>> cluster_score_scale(o, cluster_means(alpha, np.array([0, 1, 1]), 2)).tolist()
     [3.0, 1.0]
     """
-    k = o._p.k
     if o.landmark_clustering != "kmeans":
-        return np.ones(k)
-    means = np.stack([alpha[labels == c].mean(axis=0) for c in range(k)], axis=1)
+        return np.ones(o._p.k)
     sq = np.einsum("sc,st,tc->c", means, o.psi_, means)
     if not np.all(np.isfinite(sq) & (sq > 0)):
         raise OracleConstructionError(

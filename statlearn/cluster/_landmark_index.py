@@ -48,6 +48,7 @@ from statlearn.utils._validation import _scalar
 
 from ._build import BuildState, Search, refusal, start_attempt
 from ._embedding import (
+    cluster_means,
     cluster_score_scale,
     embed_landmarks,
     gap_ratio,
@@ -373,9 +374,9 @@ def _finish(o, st, cands, sample, cluster_landmarks):
             o.walk_steps_fit_)
     # per-landmark weights of a walk's cluster scores: the mean over a query's walks of
     # sum_j c_j(endpoint) W[j] is alpha_x^T Psi (mean alpha_u over the component)
-    means = np.stack([alpha[labels == c].mean(axis=0) for c in range(p.k)], axis=1)
+    means = cluster_means(alpha, labels, p.k)
     # k-means: scores divided by the centroid norms (closest centroid in angle); else 1
-    o._score_scale = cluster_score_scale(o, alpha, labels)
+    o._score_scale = cluster_score_scale(o, means)
     o._weights = (o.psi_ @ means) / (float(r) * o._score_scale)
     # range of one walk's score (and score difference) over every possible endpoint,
     # including those no landmark walk reached (score 0)
