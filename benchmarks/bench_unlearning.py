@@ -49,8 +49,13 @@ these two with the CPU time of the process instead of wall time (on a loaded
 machine, with one BLAS thread, ``OPENBLAS_NUM_THREADS=1``, it counts the work and
 not the waiting).
 
+``--solve`` times the request's forward solve ``L^{-1} [U^T, v]`` alone on p in
+{100, ..., 4000} and k in {2, ..., 101} right-hand sides, with ``L`` out of cache:
+LAPACK's ``trtrs`` on one BLAS thread (what the request would run) against the
+threaded Numba kernel ``forward_solve_rows``, as the ratio of their times.
+
 Usage: ``python benchmarks/bench_unlearning.py [--quick] [--noise-cost | --fit | --requests
-| --grid] [--cpu-time]``
+| --grid | --solve] [--cpu-time]``
 """
 
 from __future__ import annotations
@@ -267,6 +272,46 @@ def requests(grid: bool) -> None:
         _request_row(n, p)
 
 
+def _time_cold(f, evict, repeat=15):
+    """Best time of ``f`` over repeats, each after reading ``evict`` (not timed)."""
+    best = np.inf
+    for _ in range(repeat):
+        evict.sum()
+        t0 = CLOCK()
+        f()
+        best = min(best, CLOCK() - t0)
+    return best
+
+
+def solve_cost() -> None:
+    """The Woodbury forward solve ``L^{-1} B``: the threaded Numba kernel against ``trtrs``."""
+    from scipy.linalg.lapack import dtrtrs
+    from threadpoolctl import threadpool_limits
+
+    from statlearn.unlearning._kernels import forward_solve_rows
+    from statlearn.utils import _numba as nb
+
+    threads = nb._numba.get_num_threads()
+    evict = np.ones(8_000_000)  # 64 MB read between repeats: L starts out of cache
+    rng = np.random.default_rng(0)
+    print(f"L^-1 B, best of 15 with L out of cache: LAPACK trtrs on one BLAS thread (the "
+          f"request's setting) / forward_solve_rows on {threads} Numba threads")
+    ks = (2, 4, 11, 31, 101)
+    print(f"{'p':>5} " + " ".join(f"{'k=' + str(k):>7}" for k in ks))
+    with threadpool_limits(1):
+        for p in (100, 200, 500, 1000, 2000, 4000):
+            A = rng.standard_normal((p, p)) / np.sqrt(p)
+            L = np.linalg.cholesky(A @ A.T + np.eye(p))
+            row = []
+            for k in ks:
+                B = rng.standard_normal((p, k))
+                Bf = np.asfortranarray(B)
+                t_lapack = _time_cold(lambda L=L, Bf=Bf: dtrtrs(L.T, Bf, lower=0, trans=1), evict)
+                t_kernel = _time_cold(lambda L=L, B=B: forward_solve_rows(L, B, threads), evict)
+                row.append(t_lapack / t_kernel)
+            print(f"{p:>5} " + " ".join(f"{r:>7.2f}" for r in row), flush=True)
+
+
 def noise_cost(n_draws: int = 50) -> None:
     """Accuracy lost to the noise at several m/n (score without noise vs with noise)."""
     from sklearn.datasets import load_breast_cancer, load_diabetes
@@ -308,6 +353,8 @@ if __name__ == "__main__":
         if "--cpu-time" in sys.argv[1:]:
             CLOCK = time.process_time
         requests("--grid" in sys.argv[1:])
+    elif "--solve" in sys.argv[1:]:
+        solve_cost()
     elif "--fit" in sys.argv[1:]:
         fit_cost("--quick" in sys.argv[1:])
     else:

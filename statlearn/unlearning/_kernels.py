@@ -16,6 +16,15 @@ On C-ordered float64 NumPy data the pass is the Numba kernel
 skipped, and a fixed number of row chunks (independent of the thread count,
 so the sum is the same whatever the threads) is spread over the threads. Its
 NumPy twin, :func:`_gradient_blocks`, runs when Numba is disabled.
+
+The Woodbury downdate's forward solve ``L^{-1} [U^T, v]`` (``m + 1``
+right-hand sides against the stored Cholesky factor) is
+:func:`forward_solve_rows`: LAPACK's ``trtrs`` runs it on the one BLAS thread
+the request allows, while this kernel gives each thread a share of the
+right-hand sides and, for two rows of ``L`` at a time, takes the dot products
+with up to four right-hand sides while those rows are in registers (``L`` is
+read once per share instead of once per block of right-hand sides). Its
+NumPy twin is the LAPACK solve itself (:func:`~._linalg.solve_lower`).
 """
 
 from __future__ import annotations
@@ -25,7 +34,7 @@ import numpy as np
 from ..utils import NUMBA_ENABLED, jit, prange
 from ._glm import loss_derivatives
 
-__all__ = ["downdated_gradient", "retained_gradient"]
+__all__ = ["downdated_gradient", "forward_solve_rows", "retained_gradient"]
 
 #: rows per block of the NumPy one-pass gradient: about 1 MB of ``X`` (kept in cache)
 _BLOCK_BYTES = 1 << 20
@@ -192,3 +201,130 @@ def downdated_gradient(g_before, X_removed, y_removed, beta, loss, xp):
         return g_before
     d1, _ = loss_derivatives(y_removed, X_removed @ beta, loss, xp)
     return g_before - X_removed.T @ d1
+
+
+# ------------------------------------------------------------------ forward solve
+_FM = {"reassoc", "contract"}
+
+
+@jit(fastmath=_FM, inline="always")
+def _two_rows_four(L, XT, i, c, d0, d1, l10):  # pragma: no cover
+    """Rows ``i, i + 1`` of ``L X = B`` for the right-hand sides ``c .. c + 3``."""
+    s00 = s01 = s02 = s03 = s10 = s11 = s12 = s13 = 0.0
+    for j in range(i):
+        a = L[i, j]
+        b = L[i + 1, j]
+        x0 = XT[c, j]
+        x1 = XT[c + 1, j]
+        x2 = XT[c + 2, j]
+        x3 = XT[c + 3, j]
+        s00 += a * x0
+        s01 += a * x1
+        s02 += a * x2
+        s03 += a * x3
+        s10 += b * x0
+        s11 += b * x1
+        s12 += b * x2
+        s13 += b * x3
+    y0 = (XT[c, i] - s00) * d0
+    y1 = (XT[c + 1, i] - s01) * d0
+    y2 = (XT[c + 2, i] - s02) * d0
+    y3 = (XT[c + 3, i] - s03) * d0
+    XT[c, i] = y0
+    XT[c + 1, i] = y1
+    XT[c + 2, i] = y2
+    XT[c + 3, i] = y3
+    XT[c, i + 1] = (XT[c, i + 1] - s10 - l10 * y0) * d1
+    XT[c + 1, i + 1] = (XT[c + 1, i + 1] - s11 - l10 * y1) * d1
+    XT[c + 2, i + 1] = (XT[c + 2, i + 1] - s12 - l10 * y2) * d1
+    XT[c + 3, i + 1] = (XT[c + 3, i + 1] - s13 - l10 * y3) * d1
+
+
+@jit(fastmath=_FM, inline="always")
+def _two_rows_one(L, XT, i, c, d0, d1, l10):  # pragma: no cover
+    """Rows ``i, i + 1`` of ``L X = B`` for the right-hand side ``c``."""
+    s0 = s1 = 0.0
+    for j in range(i):
+        x = XT[c, j]
+        s0 += L[i, j] * x
+        s1 += L[i + 1, j] * x
+    y0 = (XT[c, i] - s0) * d0
+    XT[c, i] = y0
+    XT[c, i + 1] = (XT[c, i + 1] - s1 - l10 * y0) * d1
+
+
+@jit(fastmath=_FM)
+def _forward_share(L, XT, lo, hi):  # pragma: no cover
+    """Solve ``L X = B`` in place for the right-hand sides ``lo .. hi - 1`` (rows of ``XT``)."""
+    p = L.shape[0]
+    i = 0
+    while i + 1 < p:
+        d0 = 1.0 / L[i, i]
+        d1 = 1.0 / L[i + 1, i + 1]
+        l10 = L[i + 1, i]
+        c = lo
+        while c + 4 <= hi:
+            _two_rows_four(L, XT, i, c, d0, d1, l10)
+            c += 4
+        while c < hi:
+            _two_rows_one(L, XT, i, c, d0, d1, l10)
+            c += 1
+        i += 2
+    if i < p:  # the last row of an odd p
+        d0 = 1.0 / L[i, i]
+        for c in range(lo, hi):
+            s = 0.0
+            for j in range(i):
+                s += L[i, j] * XT[c, j]
+            XT[c, i] = (XT[c, i] - s) * d0
+
+
+@jit(parallel=True, cache=True)
+def _forward_solve_shares(L, XT, n_shares):  # pragma: no cover
+    k = XT.shape[0]
+    size = (k + n_shares - 1) // n_shares
+    for t in prange(n_shares):
+        lo = t * size
+        hi = min(k, lo + size)
+        if lo < hi:
+            _forward_share(L, XT, lo, hi)
+
+
+def forward_solve_rows(L, B, n_threads):
+    """``L^{-1} B`` for a C-ordered lower-triangular ``L`` and a few right-hand sides.
+
+    Parameters
+    ----------
+    L : ndarray of shape (p, p)
+        C-ordered float64 lower-triangular matrix with a nonzero diagonal
+        (only the lower triangle is read).
+    B : ndarray of shape (p, k)
+        Right-hand sides (not modified).
+    n_threads : int
+        Shares the right-hand sides are split into, one per thread.
+
+    Returns
+    -------
+    ndarray of shape (p, k)
+        The solution (an F-ordered array), equal to LAPACK's up to rounding:
+        each row's dot products are summed in a different order.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from scipy.linalg import solve_triangular
+    >>> from statlearn.unlearning._kernels import forward_solve_rows
+    >>> rng = np.random.default_rng(0)
+    >>> A = rng.standard_normal((40, 40)); L = np.linalg.cholesky(A @ A.T + np.eye(40))
+    >>> B = rng.standard_normal((40, 6))
+    >>> X = forward_solve_rows(L, B, 2)
+    >>> bool(np.allclose(X, solve_triangular(L, B, lower=True), rtol=1e-12, atol=1e-12))
+    True
+    """
+    XT = np.array(B.T, dtype=np.float64, order="C", copy=True)
+    if NUMBA_ENABLED:
+        _forward_solve_shares(L, XT, max(1, min(int(n_threads), XT.shape[0])))
+    else:  # pragma: no cover - the dispatcher sends no work here without Numba
+        for i in range(L.shape[0]):
+            XT[:, i] = (XT[:, i] - XT[:, :i] @ L[i, :i]) / L[i, i]
+    return XT.T

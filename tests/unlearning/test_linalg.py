@@ -99,3 +99,68 @@ def test_newton_solver_reaches_its_tolerance_below_objective_resolution(seed):
     assert gnorm <= 1e-10 * 0.5
     g = to_numpy(objective_gradient(beta, X, y, "logistic", 0.5, xp_np))
     assert np.linalg.norm(g) <= 1e-10 * 0.5
+
+
+# ------------------------------------------------- threaded forward solve (Numba)
+@pytest.mark.parametrize("p", [1, 2, 7, 64, 501])
+@pytest.mark.parametrize("k", [1, 2, 3, 5, 6, 11, 13])
+@pytest.mark.parametrize("n_threads", [1, 2, 3])
+def test_forward_solve_rows_matches_lapack(p, k, n_threads):
+    # every path of the kernel: odd/even p (last lone row), blocks of four and single
+    # right-hand sides, shares of unequal size and more shares than right-hand sides
+    from scipy.linalg import solve_triangular
+
+    from statlearn.unlearning._kernels import forward_solve_rows
+
+    H, rng = _spd(p, 100 * p + k)
+    L = np.linalg.cholesky(H)
+    L[np.triu_indices(p, 1)] = rng.standard_normal(p * (p - 1) // 2)  # never read
+    L_low = np.tril(L)
+    B = rng.standard_normal((p, k))
+    B0 = B.copy()
+    got = forward_solve_rows(L, B, n_threads)
+    np.testing.assert_array_equal(B, B0)  # the right-hand sides are not overwritten
+    expected = solve_triangular(L_low, B, lower=True)
+    # rounding only: a planted error in any entry (a skipped row, a wrong share) moves
+    # the residual far above this
+    np.testing.assert_allclose(got, expected, rtol=1e-11, atol=1e-12)
+    np.testing.assert_allclose(L_low @ got, B, rtol=1e-10, atol=1e-10)
+
+
+def test_solve_lower_dispatches_the_threaded_forward_solve(monkeypatch):
+    import array_api_compat.numpy as npx
+
+    from statlearn.unlearning import _kernels, _linalg
+    from statlearn.utils import NUMBA_ENABLED
+
+    p = 600
+    H, rng = _spd(p, 5)
+    L = np.linalg.cholesky(H)
+    B = rng.standard_normal((p, 11))
+    calls = []
+    real = _kernels.forward_solve_rows
+    monkeypatch.setattr(_kernels, "forward_solve_rows",
+                        lambda *a: calls.append(a[1].shape) or real(*a))
+    got = _linalg.solve_lower(L, B, npx)
+    assert calls == ([(p, 11)] if NUMBA_ENABLED else [])
+    np.testing.assert_allclose(L @ got, B, rtol=1e-10, atol=1e-10)
+    # one right-hand side, a transposed solve, or a small p stay with LAPACK
+    calls.clear()
+    _linalg.solve_lower(L, B[:, 0], npx)
+    _linalg.solve_lower(L, B, npx, trans=True)
+    _linalg.solve_lower(L[:100, :100], B[:100], npx)
+    assert calls == []
+
+
+def test_threaded_forward_solve_refuses_a_zero_diagonal():
+    import array_api_compat.numpy as npx
+
+    from statlearn.unlearning._linalg import solve_lower
+
+    p = 600
+    L = np.eye(p)
+    L[300, 300] = 0.0
+    with pytest.raises(np.linalg.LinAlgError, match="triangular solve failed"):
+        solve_lower(L, np.ones((p, 3)), npx)
+    with pytest.raises(np.linalg.LinAlgError, match="triangular solve failed"):
+        solve_lower(L, np.ones(p), npx)  # the LAPACK path (one right-hand side) too
