@@ -245,9 +245,8 @@ class SplitConformalRegressor(FitStateMixin, RegressorMixin, BaseEstimator):
         self._check_models()
         X, y, n = fit_inputs(self, X, y, _check_target)
         groups, source = self._calibration_groups(X, groups, n)
-        rng = check_rng(self.random_state)
         alphas, _ = _check_alphas(self.alpha)
-        if self.prefit:
+        if self.prefit:  # no split: the seed (its type checked by validate_params) is unused
             self._set_prefit_models(alphas)
             self._record_models(alphas)
             return self._calibrate(X, y, groups, source)
@@ -256,7 +255,7 @@ class SplitConformalRegressor(FitStateMixin, RegressorMixin, BaseEstimator):
                              f"calibration data, got n_samples = {n}.")
         X = row_indexable(X)
         n_cal = min(n - 1, max(1, int(round(self.calib_size * n))))
-        perm = rng.permutation(n)
+        perm = check_rng(self.random_state).permutation(n)
         train, cal = np.sort(perm[n_cal:]), np.sort(perm[:n_cal])
         X_tr, y_tr = _safe_indexing(X, train), y[train]
         base = self._base()
