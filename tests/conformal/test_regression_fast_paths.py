@@ -84,3 +84,22 @@ def test_the_cached_parameter_names_are_the_signature():
     assert names == sorted(sig)
     names.append("x")  # a copy: the cache cannot be edited through it
     assert "x" not in SplitConformalRegressor._get_param_names()
+
+
+def test_prefit_fit_checks_the_seed_it_does_not_use_and_draws_nothing():
+    # the prefit fit skips building a generator; a bad seed is still refused by name,
+    # and a Generator passed in is left where it was (no split, so no draw)
+    from sklearn.linear_model import Ridge
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((60, 3))
+    y = X.sum(axis=1) + rng.standard_normal(60)
+    model = Ridge().fit(X, y)
+    with pytest.raises(TypeError, match="random_state"):
+        SplitConformalRegressor(model, prefit=True, random_state="seed").fit(X, y)
+    gen = np.random.default_rng(5)
+    state = gen.bit_generator.state
+    a = SplitConformalRegressor(model, alpha=0.2, prefit=True, random_state=gen).fit(X, y)
+    assert gen.bit_generator.state == state
+    b = SplitConformalRegressor(model, alpha=0.2, prefit=True, random_state=None).fit(X, y)
+    np.testing.assert_array_equal(a.predict_interval(X), b.predict_interval(X))
