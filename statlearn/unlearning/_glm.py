@@ -1,13 +1,8 @@
 """Regularised generalised linear models with a sum of losses, in array-API form.
 
 The objective is ``L(beta) = sum_i l(y_i | x_i^T beta) + alpha * ||beta||^2 / 2``
-with a SUM (not a mean) of per-example losses, as in Pandey et al. (2025).
-Losses ``l(y | z)`` and their first two derivatives in ``z``:
-
-* ``"squared"``: ``(y - z)^2 / 2``, ``z - y``, ``1``;
-* ``"logistic"``: ``log(1 + e^z) - y z`` with ``y`` in {0, 1}, ``sigmoid(z) - y``,
-  ``sigmoid(z) (1 - sigmoid(z))``;
-* ``"poisson"``: ``e^z - y z``, ``e^z - y``, ``e^z``.
+with a SUM (not a mean) of per-example losses, as in Pandey et al. (2025);
+the losses and their derivatives are in :mod:`._losses`.
 """
 
 from __future__ import annotations
@@ -22,6 +17,7 @@ from ..utils import check_int, check_option, check_rng, to_numpy
 from ..utils._array_api import device
 from ..utils._validation import _scalar
 from ._linalg import CholeskyError, cho_solve, factor_with_jitter
+from ._losses import LOSSES, loss_derivatives, loss_value  # re-exported: defined there
 
 __all__ = [
     "LOSSES",
@@ -35,38 +31,6 @@ __all__ = [
     "objective_gradient",
     "objective_hessian",
 ]
-
-LOSSES = ("squared", "logistic", "poisson")
-
-
-def _sigmoid(z, xp):
-    if isinstance(z, np.ndarray):
-        from scipy.special import expit
-
-        return expit(z)  # one pass, no temporaries (the same values up to rounding)
-    e = xp.exp(-xp.abs(z))
-    return xp.where(z >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
-
-
-def loss_value(y, z, loss, xp):
-    """Per-example loss ``l(y | z)`` (elementwise)."""
-    if loss == "squared":
-        return 0.5 * (y - z) ** 2
-    if loss == "logistic":
-        return xp.logaddexp(xp.zeros_like(z), z) - y * z
-    return xp.exp(z) - y * z
-
-
-def loss_derivatives(y, z, loss, xp):
-    """First and second derivatives of ``l(y | z)`` in ``z`` (elementwise)."""
-    if loss == "squared":
-        return z - y, xp.ones_like(z)
-    if loss == "logistic":
-        s = _sigmoid(z, xp)
-        return s - y, s * (1.0 - s)
-    ez = xp.exp(z)
-    return ez - y, ez
-
 
 def objective(beta, X, y, loss, alpha, xp, shift=None):
     """``sum_i l(y_i | x_i^T beta) + alpha ||beta||^2 / 2`` (+ ``shift^T beta`` if given)."""

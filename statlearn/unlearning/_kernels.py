@@ -32,7 +32,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..utils import NUMBA_ENABLED, jit, prange
-from ._glm import loss_derivatives
+from ._losses import loss_derivatives
 
 __all__ = ["downdated_gradient", "forward_solve_rows", "retained_gradient"]
 
