@@ -368,6 +368,11 @@ DEGREE_ORACLES = {
     "normalised/kmeans/auto/lazy0.1/floor": {"walk": "degree-normalised",
                                              "landmark_clustering": "kmeans", "n_walks": "auto",
                                              "laziness": 0.1, "walk_length_rule": "noise-floor"},
+    # the same with sequential queries: walks double per vertex until its label is certified
+    # at error rate 0.05 (or 32 times the walks are reached)
+    "normalised/kmeans/auto/lazy0.1/floor/certified": {
+        "walk": "degree-normalised", "landmark_clustering": "kmeans", "n_walks": "auto",
+        "laziness": 0.1, "walk_length_rule": "noise-floor", "error_rate": 0.05},
     # the same in the batched and prior modes (queries cost s times more walks there)
     "normalised/kmeans/auto/lazy0.1/batched": {"walk": "degree-normalised", "mode": "batched",
                                                "landmark_clustering": "kmeans",
@@ -511,7 +516,13 @@ def degrees_worker(method, path, n_queries):
                 o = SpectralClusteringOracle(k, random_state=0,
                                              **{"mode": "fast", **DEGREE_ORACLES[method]}
                                              ).fit(A)
-                labels = o.predict(queries, force=True)
+                if o.error_rate is None:
+                    labels = o.predict(queries, force=True)
+                else:  # sequential queries: also the share certified and the walks drawn
+                    res = o.query(queries, force=True)
+                    labels = res.labels
+                    out.update(certified=float(res.certified.mean()),
+                               query_walks_over_R=float(res.n_walks.mean() / o.n_walks_))
             except OracleConstructionError as exc:
                 out.update(refused=str(exc)[:60], total_s=time.perf_counter() - t0)
                 labels = None
@@ -562,6 +573,9 @@ def degrees_table(quick, only=None, n_queries=1000, methods=None):
                 row[f"{short} ARI"] = res.get("ari", "refused")
                 row[f"{short} s"] = res["total_s"]
                 row[f"{short} +MB"] = res["added_mb"]
+                for key in ("certified", "query_walks_over_R"):
+                    if key in res:
+                        row[f"{short} {key}"] = res[key]
             rows.append(row)
             print("  " + ", ".join(f"{k}={v:.3g}" if isinstance(v, float) else f"{k}={v}"
                                    for k, v in row.items()), flush=True)
