@@ -149,6 +149,16 @@ def test_exact_walk_spectrum_gram_and_laziness():
     eager = exact_walk_spectrum(B, y, [3], laziness=0.0, n_queries=300)
     assert lazy["ari"].iloc[0] < 0.8 < 0.9 < eager["ari"].iloc[0]
     assert list(eager.columns) == ["t", "sigma_k", "sigma_k+1", "gap", "ari"]
+    # one propagation through the lengths, rows in the order asked, repeats included:
+    # the same spectra as a call per length
+    both = exact_walk_spectrum(B, y, [5, 3, 5], n_queries=300)
+    assert both["t"].tolist() == [5, 3, 5]
+    five = exact_walk_spectrum(B, y, [5], n_queries=300)
+    for i, one in ((0, five), (1, lazy), (2, five)):
+        np.testing.assert_allclose(both[["sigma_k", "sigma_k+1"]].iloc[i].to_numpy(float),
+                                   one[["sigma_k", "sigma_k+1"]].iloc[0].to_numpy(float),
+                                   rtol=1e-10)
+        assert both["ari"].iloc[i] == pytest.approx(one["ari"].iloc[0], abs=0.02)
     with pytest.raises(ValueError, match="laziness"):
         exact_walk_spectrum(B, y, [3], laziness=1.0)
     with pytest.raises(ValueError, match="walk_lengths"):
