@@ -521,10 +521,12 @@ def degrees_worker(method, path, n_queries):
                                          random_state=0).fit(warm).predict([0, 1])
             except OracleConstructionError:
                 pass
+        from statlearn.cluster._params import FAST_WALKS_FACTOR
+
         params = {"mode": "fast", **DEGREE_ORACLES[method]}
         factor = params.pop("walks_over_R0", None)
-        if factor is not None:  # a multiple of the fast mode's default n_walks
-            params["n_walks"] = factor * max(16, math.ceil(8 * math.sqrt(n / k)))
+        if factor is not None:  # a multiple of the fast mode's default n_walks (its formula)
+            params["n_walks"] = factor * max(16, math.ceil(FAST_WALKS_FACTOR * math.sqrt(n / k)))
         with PeakRSS() as mem, warnings.catch_warnings():
             warnings.simplefilter("ignore")
             t0 = time.perf_counter()
