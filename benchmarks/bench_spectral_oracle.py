@@ -98,7 +98,6 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
-import math
 import os
 import subprocess
 import sys
@@ -521,12 +520,12 @@ def degrees_worker(method, path, n_queries):
                                          random_state=0).fit(warm).predict([0, 1])
             except OracleConstructionError:
                 pass
-        from statlearn.cluster._params import FAST_WALKS_FACTOR
+        from statlearn.cluster._params import default_fast_walks
 
         params = {"mode": "fast", **DEGREE_ORACLES[method]}
         factor = params.pop("walks_over_R0", None)
-        if factor is not None:  # a multiple of the fast mode's default n_walks (its formula)
-            params["n_walks"] = factor * max(16, math.ceil(FAST_WALKS_FACTOR * math.sqrt(n / k)))
+        if factor is not None:  # a multiple of the fast mode's default n_walks
+            params["n_walks"] = factor * default_fast_walks(n, k)
         with PeakRSS() as mem, warnings.catch_warnings():
             warnings.simplefilter("ignore")
             t0 = time.perf_counter()
@@ -591,7 +590,7 @@ def degrees_table(quick, only=None, n_queries=1000, methods=None):
                 row[f"{short} ARI"] = res.get("ari", "refused")
                 row[f"{short} s"] = res["total_s"]
                 row[f"{short} +MB"] = res["added_mb"]
-                for key in ("t", "n_walks", "certified", "query_walks_over_R"):
+                for key in ("t", "n_walks", "index_words", "certified", "query_walks_over_R"):
                     if key in res:
                         row[f"{short} {key}"] = res[key]
             rows.append(row)

@@ -16,8 +16,9 @@ import numpy as np
 from statlearn.utils import check_int
 from statlearn.utils._validation import _scalar
 
-__all__ = ["Resolved", "at_walks", "default_n_repeats", "default_walk_length_candidates",
-           "memory_layout", "resolve", "walk_accounting", "walk_length_candidates"]
+__all__ = ["Resolved", "at_walks", "default_fast_walks", "default_n_repeats",
+           "default_walk_length_candidates", "memory_layout", "resolve", "walk_accounting",
+           "walk_length_candidates"]
 
 #: words per buffered walk endpoint in the batched estimator (a bare endpoint list)
 WORDS_PER_ENDPOINT = 1
@@ -28,6 +29,18 @@ FAST_WALKS_FACTOR = 8.0
 #: (the walk-length search's own success mark) and the most doublings of the walks
 AUTO_WALKS_GAP = 2.0
 AUTO_WALKS_DOUBLINGS = 4
+
+
+def default_fast_walks(n: int, k: int) -> int:
+    """Fast mode's default ``n_walks``: ``max(16, ceil(8 sqrt(n / k)))``.
+
+    Examples
+    --------
+    >>> from statlearn.cluster._params import default_fast_walks
+    >>> default_fast_walks(100_000, 6)
+    1033
+    """
+    return max(16, math.ceil(FAST_WALKS_FACTOR * math.sqrt(n / k)))
 
 
 def default_n_repeats(n: int) -> int:
@@ -197,7 +210,7 @@ def resolve(est, n: int, n_candidates: int) -> Resolved:
             b = free // WORDS_PER_ENDPOINT
     if fast:
         if r is None:
-            r = max(16, math.ceil(FAST_WALKS_FACTOR * math.sqrt(n / k)))
+            r = default_fast_walks(n, k)
         b = r
     elif prior:
         if r is None:
