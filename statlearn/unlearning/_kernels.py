@@ -12,8 +12,9 @@ rows subtracts exactly their terms (no optimality of ``beta`` is assumed).
 
 On C-ordered float64 NumPy data the pass is the Numba kernel
 :func:`_gradient_rows`: each row's ``x_i^T beta``, its derivative and its
-``l'_i x_i`` are taken while the row is in registers, rows with weight 0 are
-skipped, and a fixed number of row chunks (independent of the thread count,
+``l'_i x_i`` are taken while the row is in cache (four rows per sweep of the
+sum), rows with weight 0 add nothing (their derivative is not evaluated), and a
+fixed number of row chunks (independent of the thread count,
 so the sum is the same whatever the threads) is spread over the threads. Its
 NumPy twin, :func:`_gradient_blocks`, runs when Numba is disabled.
 
@@ -56,35 +57,68 @@ def _first_derivative_inplace(z, y, loss):
     z -= y
 
 
+@jit(fastmath={"reassoc", "contract"}, inline="always")
+def _weighted_derivative(z, y, w, loss_code):  # pragma: no cover
+    """``w l'(y | z)``; 0 for a row of weight 0 (its derivative is never evaluated)."""
+    if w == 0.0:
+        return 0.0
+    if loss_code == 1:
+        if z >= 0.0:
+            d = 1.0 / (1.0 + np.exp(-z))
+        else:
+            e = np.exp(z)
+            d = e / (1.0 + e)
+    elif loss_code == 2:
+        d = np.exp(z)
+    else:
+        d = z
+    return w * (d - y)
+
+
+@jit(fastmath={"reassoc", "contract"}, inline="always")
+def _row_dot(X, i, beta):  # pragma: no cover
+    z = 0.0
+    for j in range(X.shape[1]):
+        z += X[i, j] * beta[j]
+    return z
+
+
 @jit(parallel=True, cache=True, fastmath={"reassoc", "contract"})
 def _gradient_rows(X, y, beta, mask, has_mask, loss_code, n_chunks):  # pragma: no cover
     """``X^T (mask * l'(y | X beta))`` in one pass over the rows of a C-ordered ``X``.
 
-    ``reassoc`` lets the row dot products use vector registers (the sums are
-    reordered, not approximated); no flag that assumes finite values is set.
+    Four rows at a time: their dot products with ``beta`` one after the other
+    (each a sequential read), then one sweep that adds the four ``l'_i x_i``
+    to the chunk's sum while the rows are in cache, so the sum is loaded and
+    stored once per four rows instead of once per row. ``reassoc`` lets the
+    dot products use vector registers (the sums are reordered, not
+    approximated); no flag that assumes finite values is set.
     """
     n, p = X.shape
     G = np.zeros((n_chunks, p))
     size = (n + n_chunks - 1) // n_chunks
     for c in prange(n_chunks):
-        for i in range(c * size, min(n, (c + 1) * size)):
+        lo = c * size
+        hi = min(n, lo + size)
+        n_quads = max(0, hi - lo) // 4
+        for q in range(n_quads):
+            i = lo + 4 * q
+            d0 = _weighted_derivative(_row_dot(X, i, beta), y[i],
+                                      mask[i] if has_mask else 1.0, loss_code)
+            d1 = _weighted_derivative(_row_dot(X, i + 1, beta), y[i + 1],
+                                      mask[i + 1] if has_mask else 1.0, loss_code)
+            d2 = _weighted_derivative(_row_dot(X, i + 2, beta), y[i + 2],
+                                      mask[i + 2] if has_mask else 1.0, loss_code)
+            d3 = _weighted_derivative(_row_dot(X, i + 3, beta), y[i + 3],
+                                      mask[i + 3] if has_mask else 1.0, loss_code)
+            for j in range(p):
+                G[c, j] += (d0 * X[i, j] + d1 * X[i + 1, j]) + (d2 * X[i + 2, j]
+                                                                + d3 * X[i + 3, j])
+        for i in range(lo + 4 * n_quads, hi):
             w = mask[i] if has_mask else 1.0
             if w == 0.0:
                 continue
-            z = 0.0
-            for j in range(p):
-                z += X[i, j] * beta[j]
-            if loss_code == 1:
-                if z >= 0.0:
-                    d = 1.0 / (1.0 + np.exp(-z))
-                else:
-                    e = np.exp(z)
-                    d = e / (1.0 + e)
-            elif loss_code == 2:
-                d = np.exp(z)
-            else:
-                d = z
-            d = w * (d - y[i])
+            d = _weighted_derivative(_row_dot(X, i, beta), y[i], w, loss_code)
             for j in range(p):
                 G[c, j] += d * X[i, j]
     g = np.zeros(p)
@@ -106,7 +140,9 @@ def _gradient_blocks(X, y, beta, mask, loss):
         np.dot(Xb, beta, out=d1)
         _first_derivative_inplace(d1, y[start:start + rows], loss)
         if mask is not None:
-            d1 *= mask[start:start + rows]
+            w = mask[start:start + rows]
+            d1 *= w
+            d1[w == 0] = 0.0  # a removed row adds nothing, even where l' overflowed
         g += d1 @ Xb
     return g
 
@@ -169,7 +205,10 @@ def retained_gradient(X, y, beta, mask, loss, pen, xp, shift=None):
             g = _gradient_blocks(X, y, beta, mask, loss)
     else:
         d1, _ = loss_derivatives(y, X @ beta, loss, xp)
-        g = X.T @ (d1 if mask is None else d1 * mask)
+        if mask is not None:
+            # a removed row adds nothing, even where its l' overflowed (0 * inf is NaN)
+            d1 = xp.where(mask != 0, d1 * mask, xp.zeros_like(d1))
+        g = X.T @ d1
     g = g + pen * beta
     return g if shift is None else g + shift
 

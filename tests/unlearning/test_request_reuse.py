@@ -48,6 +48,31 @@ def test_one_pass_gradient_is_the_two_product_gradient(loss, order):
     np.testing.assert_allclose(got, ref, rtol=1e-10, atol=1e-12 * np.abs(ref).max())
 
 
+@pytest.mark.parametrize("path", ["rows", "blocks", "F-ordered"])
+@pytest.mark.parametrize("removed", [0, 2, 1499])
+def test_a_removed_row_whose_derivative_overflows_adds_nothing(path, removed):
+    # here exp(x_i^T beta) overflows for the removed row, and 0 * inf would turn the
+    # whole gradient into NaN. The Numba pass takes four rows per sweep: the removed
+    # row inside a sweep (rows 0 and 2) or in the remainder of the last chunk (row
+    # 1499); its NumPy twin works in blocks; F-ordered input takes the two products
+    X, y, _ = make_glm_data(1500, 30, loss="poisson", random_state=4)
+    beta = np.full(30, 0.1)
+    X = X.copy()
+    X[removed] = 1e3  # x_i^T beta = 3000
+    mask = np.ones(1500)
+    mask[removed] = 0.0
+    keep = mask > 0
+    ref = grad(beta, X[keep], y[keep], "poisson", penalty(30, 0.0, False))
+    with np.errstate(over="ignore"):
+        if path == "blocks":
+            got = _kernels._gradient_blocks(X, y, beta, mask, "poisson")
+        else:
+            Xp = np.asfortranarray(X) if path == "F-ordered" else X
+            got = retained_gradient(Xp, y, beta, mask, "poisson", 0.0, np)
+    assert np.all(np.isfinite(got))
+    np.testing.assert_allclose(got, ref, rtol=1e-10, atol=1e-12 * np.abs(ref).max())
+
+
 @pytest.mark.parametrize("loss", ["squared", "logistic", "poisson"])
 def test_numpy_twin_of_the_row_pass_is_the_two_product_gradient(loss):
     # the blocked NumPy pass runs only where Numba is off: checked here directly
