@@ -171,23 +171,6 @@ def huber(x, c, rho):
     return val, der
 
 
-def balance_moments(gamma, Phi, a, w):
-    """Sample balance moments ``g`` (treated side) and ``g'`` (control side), unclipped ``e``."""
-    z = Phi @ gamma
-    inv_e = 1.0 + np.exp(-z)          # 1 / e
-    inv_1me = 1.0 + np.exp(z)         # 1 / (1 - e)
-    n = a.size
-    g1 = Phi.T @ (w * (a * inv_e - 1.0)) / n
-    g0 = Phi.T @ (w * ((1.0 - a) * inv_1me - 1.0)) / n
-    return g1, g0
-
-
-def balance_penalty(gamma, Phi, a, w, c=1.0, rho=1.0):
-    """``L_const(gamma) = sum_j H(g_j) + sum_j H(g'_j)``."""
-    g1, g0 = balance_moments(gamma, Phi, a, w)
-    return float(huber(g1, c, rho)[0].sum() + huber(g0, c, rho)[0].sum())
-
-
 def _ce(gamma, Phi, a):
     z = Phi @ gamma
     val = float(np.mean(np.logaddexp(0.0, z) - a * z))

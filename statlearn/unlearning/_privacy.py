@@ -81,7 +81,7 @@ def gdp_to_dp_delta(mu, eps_prime):
     mu : float
         GDP parameter ``> 0``.
     eps_prime : float or array-like
-        DP epsilon(s) ``>= 0``.
+        DP epsilon(s) ``>= 0``; ``inf`` gives ``delta = 0``.
 
     Returns
     -------
@@ -99,10 +99,13 @@ def gdp_to_dp_delta(mu, eps_prime):
     e = np.asarray(eps_prime, dtype=float)
     if np.any(np.isnan(e)) or np.any(e < 0):
         raise ValueError("eps_prime must be non-negative.")
-    # e^{eps'} Phi(-eps'/mu - mu/2) computed on the log scale to avoid inf * 0
-    second = np.exp(e + stats.norm.logcdf(-e / mu - mu / 2))
-    out = stats.norm.cdf(-e / mu + mu / 2) - second
-    out = np.maximum(out, 0.0)
+    # e^{eps'} Phi(-eps'/mu - mu/2) computed on the log scale to avoid inf * 0; at
+    # eps' = inf both terms vanish (delta -> 0), where the log form would give inf - inf
+    finite = np.isfinite(e)
+    ef = np.where(finite, e, 0.0)
+    second = np.exp(ef + stats.norm.logcdf(-ef / mu - mu / 2))
+    out = stats.norm.cdf(-ef / mu + mu / 2) - second
+    out = np.where(finite, np.maximum(out, 0.0), 0.0)
     return float(out) if out.ndim == 0 else out
 
 

@@ -79,6 +79,15 @@ def test_gdp_to_dp_delta_values():
     assert np.all(np.diff(d) < 0) and np.all(d >= 0)
 
 
+def test_gdp_to_dp_delta_at_infinite_epsilon_is_zero():
+    # delta(eps') -> 0 as eps' -> inf; the log-scale second term would read inf - inf
+    assert gdp_to_dp_delta(1.0, math.inf) == 0.0
+    d = gdp_to_dp_delta(0.75, [0.0, 1.0, math.inf])
+    assert d[2] == 0.0
+    np.testing.assert_allclose(d[:2], gdp_to_dp_delta(0.75, [0.0, 1.0]), rtol=1e-12)
+    assert gdp_to_dp_delta(1.0, 60.0) < 1e-300  # the limit, approached
+
+
 def test_compose_gdp():
     assert compose_gdp([]) == 0.0
     assert compose_gdp([0.3, 0.4]) == pytest.approx(0.5)
