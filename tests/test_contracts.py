@@ -36,7 +36,7 @@ import pytest
 from sklearn.base import clone
 
 from statlearn.base import StaleFitError, _make_constraint
-from statlearn.utils.discovery import all_functions, all_public_classes
+from statlearn.utils.discovery import all_estimators, all_functions, all_public_classes
 from tests.contracts._framework import (
     array_args,
     as_list,
@@ -494,10 +494,95 @@ def sklearn_composition(case):
         assert search.best_params_.keys() == grid.keys()
 
 
+def _frame_output(case, fit_kwargs, k, X):
+    """Output ``k`` of a fresh fit on ``fit_kwargs``, the outputs before it read first,
+    with ``X`` as its ``X``."""
+    def run():
+        est = case.fitted(fit_kwargs=fit_kwargs)
+        for i, (method, make_kwargs) in enumerate(case.outputs.items()):
+            kwargs = make_kwargs()
+            if i == k:
+                return getattr(est, method)(**{**kwargs, "X": X})
+            attr = getattr(est, method)
+            if callable(attr):
+                attr(**kwargs)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return _outcome(run)
+
+
+def reordered_columns_refused(case):
+    """Fitted on a DataFrame, an output given the frame with its columns reversed raises
+    scikit-learn's feature-name error or gives the answer of the original order: the
+    columns are never read by position (a model the estimator wraps sees the names)."""
+    fit_kwargs = case.fit()
+    X = fit_kwargs.get("X")
+    if not (isinstance(X, np.ndarray) and X.ndim == 2 and X.shape[1] >= 2):
+        return  # no 2-D X to name the columns of
+    fit_kwargs["X"] = as_pandas(X)
+    for k, (method, make_kwargs) in enumerate(case.outputs.items()):
+        Xo = make_kwargs().get("X")
+        if not (isinstance(Xo, np.ndarray) and Xo.ndim == 2 and Xo.shape[1] == X.shape[1]):
+            continue
+        frame = as_pandas(Xo)
+        ref = _frame_output(case, fit_kwargs, k, frame)
+        assert ref[0] == "ok", f"{method} on the fitted frame failed: {ref[1]!r}"
+        got = _frame_output(case, fit_kwargs, k, frame[frame.columns[::-1]])
+        if got[0] == "error":
+            assert isinstance(got[1], ValueError) and "feature names" in str(got[1]), (
+                f"{method} with the columns reversed: {type(got[1]).__name__}: {got[1]}")
+            continue
+        assert_same(ref[1], got[1], f"{method} with the columns reversed", LAYOUT_RTOL)
+
+
+#: the estimators with a ``prefit`` parameter (a model the user fitted themselves)
+PREFIT_WRAPPERS = sorted(name for name, cls in all_estimators()
+                         if "prefit" in inspect.signature(cls).parameters)
+
+
+def _prefit_case(name):
+    """``(wrapper, DataFrame X, y)`` with a model fitted on ``X`` (named columns)."""
+    from sklearn.datasets import make_classification, make_regression
+    from sklearn.linear_model import LinearRegression, LogisticRegression
+    from sklearn.multioutput import MultiOutputClassifier
+
+    cls = dict(all_estimators())[name]
+    if name in ("ConformalSelector", "MultiConditionSelector", "SplitConformalRegressor"):
+        X, y = make_regression(200, 4, n_targets=2 if name == "MultiConditionSelector" else 1,
+                               noise=1.0, random_state=0)
+        model = LinearRegression()
+    elif name == "MultiLabelRiskController":
+        X, _ = make_classification(200, 4, random_state=0)
+        y = (X[:, :3] + np.random.default_rng(0).normal(size=(200, 3)) > 0).astype(int)
+        model = MultiOutputClassifier(LogisticRegression())
+    else:
+        X, y = make_classification(200, 4, random_state=0)
+        model = LogisticRegression()
+    X = as_pandas(X)
+    return cls(estimator=model.fit(X, y), prefit=True), X, y
+
+
+@pytest.mark.parametrize("name", PREFIT_WRAPPERS)
+def test_a_prefit_model_sees_the_column_names(name):
+    # a wrapper checks X into a float array for itself, but the user's model gets the
+    # user's DataFrame: calibration data with the columns reordered since the model's
+    # fit is refused by the model (scikit-learn's feature-name check), not read by
+    # position into silently wrong scores
+    wrapper, X, y = _prefit_case(name)
+    _quiet(partial(wrapper.fit, X, y))
+    wrapper, X, y = _prefit_case(name)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(ValueError, match="feature names"):
+            wrapper.fit(X[X.columns[::-1]], y)
+
+
 ESTIMATOR_CONTRACTS = [fit_array_likes, output_array_likes, fit_other_dtypes, fit_nan_refused,
                        output_nan_refused, estimator_random_states, constraints_declared,
                        bad_parameter_values_refused, set_params_after_fit, clone_and_pickle,
-                       numpy_scalar_parameters, sklearn_composition]
+                       numpy_scalar_parameters, sklearn_composition,
+                       reordered_columns_refused]
 
 
 @pytest.mark.parametrize("case, contract", _params(ESTIMATORS, ESTIMATOR_CONTRACTS))

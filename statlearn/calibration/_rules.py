@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 from sklearn.base import BaseEstimator
+from sklearn.utils.validation import _check_feature_names
 
 from ..base import FitStateMixin
 from ..utils import check_array, check_real
@@ -83,6 +84,14 @@ class _DecisionRule(FitStateMixin, BaseEstimator):
         return tags
 
     def _validate_common(self, X):
+        """Utility, offset, forecasts and actions at ``fit``; records ``feature_names_in_``.
+
+        The forecast columns are outcomes, tied by position to the columns of
+        ``utility_matrix``: a DataFrame's column names are recorded here, so
+        that forecasts with the columns renamed or reordered are refused later
+        (scikit-learn's convention) instead of read by position.
+        """
+        _check_feature_names(self, X, reset=True)
         V = _forecasts(X)
         U, c = _check_utility(self.utility_matrix, self.utility_offset, V.shape[1])
         if V.shape[1] != U.shape[1]:
@@ -99,6 +108,7 @@ class _DecisionRule(FitStateMixin, BaseEstimator):
 
     def _check_X(self, X):
         self._check_fitted()
+        _check_feature_names(self, X, reset=False)
         V = _forecasts(X)
         if np.ndim(X) == 1 and self.n_features_in_ != 1:
             raise ValueError(f"X is 1-D but this rule was fitted on {self.n_features_in_} "

@@ -17,6 +17,7 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_dat
 
 from ..base import FitStateMixin, HasMethods, Real
 from ..utils import check_array, check_rng
+from ..utils._validation import user_frame
 
 __all__ = ["VennAbersCalibrator", "venn_abers"]
 
@@ -189,7 +190,10 @@ class VennAbersCalibrator(FitStateMixin, ClassifierMixin, BaseEstimator):
         if y is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the "
                              "target y is None.")
+        X_in = X
         X = validate_data(self, X, reset=True, dtype=np.float64)
+        # the model receives the user's DataFrame (its column names), not the checked array
+        Xm = user_frame(X_in, X)
         y = column_or_1d(np.asarray(y), warn=True)
         if y.dtype.kind == "f" and not np.isfinite(y).all():
             raise ValueError("y must not contain NaN or inf.")
@@ -206,7 +210,7 @@ class VennAbersCalibrator(FitStateMixin, ClassifierMixin, BaseEstimator):
                 raise ValueError("prefit=True needs a fitted estimator, got estimator=None.")
             check_is_fitted(self.estimator)
             self.estimator_ = self.estimator
-            X_cal, y_cal = X, y
+            X_cal, y_cal = Xm, y
         else:
             if np.unique(y).size < 2 or n < 2:
                 raise ValueError(f"y must hold 2 classes and 2 samples, got 1 class: "
@@ -216,8 +220,8 @@ class VennAbersCalibrator(FitStateMixin, ClassifierMixin, BaseEstimator):
             perm = rng.permutation(n)
             train, cal = np.sort(perm[n_cal:]), np.sort(perm[:n_cal])
             est = clone(self.estimator if self.estimator is not None else LogisticRegression())
-            self.estimator_ = est.fit(_safe_indexing(X, train), y[train])
-            X_cal, y_cal = _safe_indexing(X, cal), y[cal]
+            self.estimator_ = est.fit(_safe_indexing(Xm, train), y[train])
+            X_cal, y_cal = _safe_indexing(Xm, cal), y[cal]
         self.classes_ = np.asarray(self.estimator_.classes_)
         if self.classes_.size != 2:
             raise ValueError(f"the estimator must be binary, it has classes "
@@ -240,8 +244,10 @@ class VennAbersCalibrator(FitStateMixin, ClassifierMixin, BaseEstimator):
     def predict_p0p1(self, X):
         """The Venn-Abers pair ``(p0, p1)`` of every row, shape (n_samples, 2)."""
         self._check_fitted()
+        X_in = X
         X = validate_data(self, X, reset=False, dtype=np.float64)
-        return venn_abers(self.calib_scores_, self.calib_labels_, self._score(X))
+        return venn_abers(self.calib_scores_, self.calib_labels_,
+                          self._score(user_frame(X_in, X)))
 
     def predict_proba(self, X):
         """Merged probabilities ``p1 / (1 - p0 + p1)``, columns ordered as ``classes_``."""

@@ -19,9 +19,11 @@ import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator
 from sklearn.linear_model import LinearRegression, LogisticRegression
+from sklearn.utils.validation import _check_feature_names
 
 from ..base import FitStateMixin, HasMethods, Integral, Level, Options, Real
 from ..utils import check_alpha, check_array
+from ..utils._validation import user_frame
 from ._nuisance import fit_balanced, fit_plugin, sklearn_seed
 from ._results import PairwiseComparison, RelativeErrorResult, decision_from_ci, two_sided_pvalue
 from ._scores import (
@@ -141,22 +143,12 @@ def _lean_relative_error(t1, t2, a, y, mu0, mu1, e, alpha, names):
     return _result(varphi, alpha, names, "given", 0, s1**2 / np.add.reduce(W), total=total)
 
 
-def user_X(X, X_checked):
-    """The ``X`` handed to a candidate: the user's own DataFrame, else the checked array.
-
-    A candidate model fitted on a DataFrame expects one (its column names); a
-    copy is kept so that later edits of the user's frame cannot reach it.
-    """
-    if isinstance(X, pd.DataFrame):
-        return X.copy()
-    return X_checked
-
-
 def candidate_predictions(candidate, X, name, X_user=None):
     """Predictions of a fitted CATE estimator (``effect``/``predict``), callable or array.
 
     Models and callables receive ``X_user`` (the user's own object, see
-    :func:`user_X`) when given, else ``X``; ``X`` fixes the number of rows.
+    :func:`~statlearn.utils._validation.user_frame`) when given, else ``X``;
+    ``X`` fixes the number of rows.
     """
     X_in = X if X_user is None else X_user
     if hasattr(candidate, "effect") or hasattr(candidate, "predict") or callable(candidate):
@@ -459,8 +451,9 @@ class RelativeErrorEvaluator(FitStateMixin, BaseEstimator):
             raise TypeError("fit needs both candidates: tau1 and tau2.")
         X_in = X
         X, a, y = validate_data(X, treatment, y, stacklevel=4)
+        _check_feature_names(self, X_in, reset=True)
         self.n_features_in_ = X.shape[1]
-        Xu = user_X(X_in, X)
+        Xu = user_frame(X_in, X)
         t1 = candidate_predictions(tau1, X, "tau1", Xu)
         t2 = candidate_predictions(tau2, X, "tau2", Xu)
         res, nuis, models = self._evaluate(X, a, y, t1, t2, ("tau1", "tau2"),
@@ -511,7 +504,7 @@ class RelativeErrorEvaluator(FitStateMixin, BaseEstimator):
             raise ValueError("candidates must be a dict with at least two named candidates.")
         X_in = X
         X, a, y = validate_data(X, treatment, y)
-        Xu = user_X(X_in, X)
+        Xu = user_frame(X_in, X)
         seed = sklearn_seed(self.random_state)
         names = [str(k) for k in candidates]
         T = np.column_stack([candidate_predictions(c, X, f"candidates[{k!r}]", Xu)

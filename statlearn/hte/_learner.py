@@ -9,16 +9,16 @@ import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.utils.validation import _check_feature_names
 
 from ..base import FitStateMixin, HasMethods, Integral, Options, Real, _freeze, _frozen_equal
 from ..utils import check_array, check_rng
-from ..utils._validation import _scalar
+from ..utils._validation import _scalar, user_frame
 from ._aggregation import loss_targets, q_aggregation_weights
 from ._evaluator import (
     _CANDIDATE_PARAMS,
     _fit_signature_failures,
     candidate_predictions,
-    user_X,
     validate_data,
 )
 from ._nuisance import (
@@ -285,9 +285,10 @@ class RelativeErrorHTE(FitStateMixin, RegressorMixin, BaseEstimator):
                         "method='pairwise', which accepts arrays at the training X).")
         X_in = X
         X, a, y = validate_data(X, treatment, y, stacklevel=4)
+        _check_feature_names(self, X_in, reset=True)
         self.n_features_in_ = X.shape[1]
         self.candidate_names_ = names
-        Xu = user_X(X_in, X)
+        Xu = user_frame(X_in, X)
         T = np.column_stack([candidate_predictions(c, X, f"candidates[{i}]", Xu)
                              for i, c in enumerate(cands)])
         if self.method == "pairwise":
@@ -369,6 +370,9 @@ class RelativeErrorHTE(FitStateMixin, RegressorMixin, BaseEstimator):
         """
         self._check_fitted()
         X_in = X
+        # columns renamed or reordered since fit are refused (the heads and the
+        # representation read X by position)
+        _check_feature_names(self, X_in, reset=False)
         X = check_array(X, "X", dtype=np.float64)
         if X.shape[1] != self.n_features_in_:
             raise ValueError(f"X has {X.shape[1]} features, but the model was fitted with "
@@ -376,7 +380,7 @@ class RelativeErrorHTE(FitStateMixin, RegressorMixin, BaseEstimator):
         if self.method == "pairwise":
             return self.representation_.transform(X) @ self.coef_
         cands, _ = self._check_params()
-        Xu = user_X(X_in, X)
+        Xu = user_frame(X_in, X)
         out = np.zeros(X.shape[0])
         for i, (c, w) in enumerate(zip(cands, self.weights_, strict=True)):
             if w > 0:
@@ -445,12 +449,13 @@ class _ScorerBase(FitStateMixin, BaseEstimator):
     def _fit_common(self, X, treatment, y):
         X_in = X
         X, a, y = validate_data(X, treatment, y, stacklevel=5)  # _fit_common, fit, wrapper
+        _check_feature_names(self, X_in, reset=True)
         ps, om = self._models()
         mu0, mu1, e = fit_plugin(X, a, y, ps, om, self.cross_fit,
                                  sklearn_seed(self.random_state))
         self.n_features_in_ = X.shape[1]
         self.X_, self.treatment_, self.y_ = X, a, y
-        self._X_user = user_X(X_in, X)
+        self._X_user = user_frame(X_in, X)
         self.mu0_, self.mu1_ = mu0, mu1
         clip = float(self.clip)
         self.propensity_ = np.clip(e, clip, 1 - clip)

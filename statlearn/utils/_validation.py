@@ -265,6 +265,45 @@ def check_array(array: Any, name: str, **kwargs: Any) -> np.ndarray:
         raise type(exc)(f"{name}: {exc}") from exc
 
 
+def user_frame(X: Any, X_checked: np.ndarray) -> Any:
+    """The ``X`` to hand to a user's model: their own DataFrame, else the checked array.
+
+    A wrapper validates ``X`` into a float array for its own arithmetic, but a
+    model the user fitted on a DataFrame must receive a DataFrame: with its
+    column names the model refuses columns renamed or reordered since its fit
+    (scikit-learn's convention), where a bare array would be read by position
+    and give silently wrong predictions. A copy is handed over, so that later
+    edits of the user's frame cannot reach what the wrapper keeps.
+
+    Parameters
+    ----------
+    X : array-like
+        The input as the user passed it.
+    X_checked : numpy.ndarray
+        The same input after validation.
+
+    Returns
+    -------
+    pandas.DataFrame or numpy.ndarray
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import pandas as pd
+    >>> from statlearn.utils._validation import user_frame
+    >>> df = pd.DataFrame({"a": [1.0, 2.0], "b": [3.0, 4.0]})
+    >>> list(user_frame(df, df.to_numpy()).columns)
+    ['a', 'b']
+    >>> type(user_frame(df.to_numpy(), df.to_numpy())).__name__
+    'ndarray'
+    """
+    import pandas as pd
+
+    if isinstance(X, pd.DataFrame):
+        return X.copy()
+    return X_checked
+
+
 def check_consistent_length(**arrays: Any) -> int:
     """Check that named arrays share their first dimension and return it.
 

@@ -16,6 +16,7 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_dat
 
 from ...base import FitStateMixin, HasMethods, Level, Options, Real
 from ...utils import check_rng
+from ...utils._validation import user_frame
 from .._core._arrays import host, same_rows
 from ._crc import conformal_risk_control
 from ._losses import _indicator, multilabel_fnr_losses, multilabel_precision_losses
@@ -77,7 +78,13 @@ class _RiskControllerBase(FitStateMixin, BaseEstimator):
         return _safe_indexing(X, cal), _safe_indexing(y, cal)
 
     def _check_X(self, X, reset):
-        return validate_data(self, X, reset=reset, dtype=np.float64)
+        """``X`` checked (finite floats, feature count and names), as the model receives it.
+
+        A DataFrame reaches the model as the user's own frame, so that a model
+        fitted on named columns refuses renamed or reordered ones instead of
+        reading them by position.
+        """
+        return user_frame(X, validate_data(self, X, reset=reset, dtype=np.float64))
 
 
 class MultiLabelRiskController(_RiskControllerBase):

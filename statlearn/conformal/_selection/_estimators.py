@@ -11,7 +11,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ...base import FitStateMixin, HasMethods, Level, Options, Real
 from ...utils import check_real, check_rng
-from ...utils._validation import _scalar
+from ...utils._validation import _scalar, user_frame
 from .._core._arrays import host
 from ._procedures import CFBH_SCORES, METHODS, cfbh, mccs
 from ._regions import _parse_conditions
@@ -47,6 +47,7 @@ class _SelectorBase(FitStateMixin, BaseEstimator):
     def _fit_split(self, X, y, extra=None):
         """Fit the model and return calibration (predictions, responses, extra)."""
         multi = np.ndim(y) == 2
+        X_in = X
         X, y = validate_data(self, X, y, multi_output=multi, y_numeric=True,
                              dtype=np.float64)
         y = np.asarray(y, dtype=np.float64)
@@ -58,6 +59,8 @@ class _SelectorBase(FitStateMixin, BaseEstimator):
             self.estimator_ = None
             return X if y.ndim == 2 else X[:, 0], y, extra
         est = LinearRegression() if self.estimator is None else self.estimator
+        # the model receives the user's DataFrame (its column names), not the checked array
+        X = user_frame(X_in, X)
         if self.prefit:
             self.estimator_ = est
             check_is_fitted(est)
@@ -78,8 +81,9 @@ class _SelectorBase(FitStateMixin, BaseEstimator):
 
     def _test_mu(self, X):
         self._check_fitted()
+        X_in = X
         X = validate_data(self, X, reset=False, dtype=np.float64)
-        mu = self._predict_mu(X)
+        mu = self._predict_mu(X if self.estimator_ is None else user_frame(X_in, X))
         if mu.ndim == 2 and self.mu_cal_.ndim == 1 and mu.shape[1] == 1:
             mu = mu[:, 0]
         return mu
