@@ -283,6 +283,38 @@ def _frozen_equal(a, b) -> bool:
         return False
 
 
+def _refuse_inactive_params(obj, names, why) -> None:
+    """Raise ``ValueError`` if a parameter that has no effect here was set.
+
+    ``names`` are parameters of ``obj`` that the current settings never read
+    (``why`` says which setting, e.g. ``"with method='pairwise'"``). Each must
+    keep its default: a value set there would be accepted and silently ignored,
+    so the user would believe it took effect.
+
+    Examples
+    --------
+    >>> from statlearn.base import _refuse_inactive_params
+    >>> from statlearn.hte import RelativeErrorHTE
+    >>> est = RelativeErrorHTE(method="pairwise", loss="r")
+    >>> try:
+    ...     _refuse_inactive_params(est, ("loss",), "with method='pairwise'")
+    ... except ValueError as exc:
+    ...     print(str(exc).split(";")[0])
+    RelativeErrorHTE: loss='r' has no effect with method='pairwise'
+    """
+    defaults = {k: p.default for k, p in inspect.signature(type(obj).__init__).parameters.items()}
+    from .utils._validation import _scalar
+
+    for name in names:
+        value, default = _scalar(getattr(obj, name)), defaults[name]
+        if value is default or _same_value(value, default) or (
+                isinstance(value, numbers.Number) and isinstance(default, numbers.Number)
+                and not isinstance(value, bool) and value == default):
+            continue
+        raise ValueError(f"{type(obj).__name__}: {name}={value!r} has no effect {why}; leave "
+                         f"it at its default {default!r}.")
+
+
 def param_record(obj, names=None) -> dict:
     """A record of ``obj``'s parameters (nested ones too) that later edits cannot reach.
 

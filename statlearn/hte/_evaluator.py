@@ -21,7 +21,15 @@ from sklearn.base import BaseEstimator
 from sklearn.linear_model import LinearRegression, LogisticRegression
 from sklearn.utils.validation import _check_feature_names
 
-from ..base import FitStateMixin, HasMethods, Integral, Level, Options, Real
+from ..base import (
+    FitStateMixin,
+    HasMethods,
+    Integral,
+    Level,
+    Options,
+    Real,
+    _refuse_inactive_params,
+)
 from ..utils import check_alpha, check_array
 from ..utils._validation import user_frame
 from ._nuisance import fit_balanced, fit_plugin, sklearn_seed
@@ -426,6 +434,17 @@ class RelativeErrorEvaluator(FitStateMixin, BaseEstimator):
         return res, (mu0, mu1, e), models
 
     # ------------------------------------------------------------- API
+    def _refuse_inactive(self):
+        """The parameters of the other kind of nuisance must keep their defaults."""
+        if self.nuisance == "plugin":
+            _refuse_inactive_params(
+                self, ("representation", "lambda_1", "lambda_2", "huber_c", "huber_rho",
+                       "heads"), "with nuisance='plugin' (they shape the balanced fit only)")
+        else:
+            _refuse_inactive_params(self, ("propensity_model", "outcome_model"),
+                                    f"with nuisance={self.nuisance!r} (they are the "
+                                    "plug-in nuisance models)")
+
     def fit(self, X, treatment, y, tau1=None, tau2=None):
         """Estimate the relative error of ``tau1`` versus ``tau2`` on ``(X, treatment, y)``.
 
@@ -449,6 +468,7 @@ class RelativeErrorEvaluator(FitStateMixin, BaseEstimator):
         """
         if tau1 is None or tau2 is None:
             raise TypeError("fit needs both candidates: tau1 and tau2.")
+        self._refuse_inactive()
         X_in = X
         X, a, y = validate_data(X, treatment, y, stacklevel=4)
         _check_feature_names(self, X_in, reset=True)
@@ -500,6 +520,7 @@ class RelativeErrorEvaluator(FitStateMixin, BaseEstimator):
             naming the first pair it came from.
         """
         self._validate_params()
+        self._refuse_inactive()
         if not isinstance(candidates, dict) or len(candidates) < 2:
             raise ValueError("candidates must be a dict with at least two named candidates.")
         X_in = X

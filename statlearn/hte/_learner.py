@@ -11,7 +11,16 @@ import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import _check_feature_names
 
-from ..base import FitStateMixin, HasMethods, Integral, Options, Real, _freeze, _frozen_equal
+from ..base import (
+    FitStateMixin,
+    HasMethods,
+    Integral,
+    Options,
+    Real,
+    _freeze,
+    _frozen_equal,
+    _refuse_inactive_params,
+)
 from ..utils import check_array, check_rng
 from ..utils._validation import _scalar, user_frame
 from ._aggregation import loss_targets, q_aggregation_weights
@@ -274,6 +283,14 @@ class RelativeErrorHTE(FitStateMixin, RegressorMixin, BaseEstimator):
         self : RelativeErrorHTE
         """
         cands, names = self._check_params()
+        if self.method == "pairwise":
+            _refuse_inactive_params(self, ("loss", "nu"), "with method='pairwise' (they shape "
+                                    "the q-aggregation only)")
+        else:
+            _refuse_inactive_params(
+                self, ("representation", "lambda_1", "lambda_2", "huber_c", "huber_rho",
+                       "max_pairs"),
+                f"with method={self.method!r} (they shape the pairwise heads only)")
         if self.method == "q-aggregation":
             for i, c in enumerate(cands):
                 if not _is_model(c) and not isinstance(c, str | bytes | numbers.Number) \

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning, NotFittedError
-from sklearn.linear_model import LinearRegression
+from sklearn.linear_model import LinearRegression, LogisticRegression
 
 from statlearn.base import StaleFitError
 from statlearn.datasets import make_hte_reference
@@ -159,3 +159,39 @@ def test_an_unconverged_mlp_representation_is_reported(data):
     with pytest.warns(ConvergenceWarning, match="MLP representation stopped after"):
         RelativeErrorEvaluator(nuisance="balanced", representation="mlp", random_state=0).fit(
             d.X, d.treatment, d.y, tau1=d.candidates["const"], tau2=d.candidates["noisy"])
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"method": "pairwise", "loss": "r"}, r"loss='r' has no effect with method='pairwise'"),
+    ({"method": "pairwise", "nu": 0.0}, r"nu=0.0 has no effect with method='pairwise'"),
+    ({"representation": "quadratic"},
+     r"representation='quadratic' has no effect with method='q-aggregation'"),
+    ({"max_pairs": 2}, r"max_pairs=2 has no effect with method='q-aggregation'"),
+    ({"lambda_2": 0.5}, r"lambda_2=0.5 has no effect with method='q-aggregation'"),
+])
+def test_a_parameter_the_method_never_reads_is_refused(data, kwargs, message):
+    # it was accepted and silently ignored: loss="r" with method="pairwise" gave the
+    # pairwise fit, which never uses the R-loss, without a word
+    d, _, _ = data
+    est = RelativeErrorHTE(list(d.candidates.values()), random_state=0, **kwargs)
+    with pytest.raises(ValueError, match=message):
+        est.fit(d.X, d.treatment, d.y)
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"nuisance": "balanced", "propensity_model": LogisticRegression()},
+     r"propensity_model=LogisticRegression\(\) has no effect with nuisance='balanced'"),
+    ({"nuisance": "balanced", "outcome_model": LinearRegression()},
+     r"outcome_model=LinearRegression\(\) has no effect with nuisance='balanced'"),
+    ({"heads": "augmented"}, r"heads='augmented' has no effect with nuisance='plugin'"),
+    ({"lambda_1": 2.0}, r"lambda_1=2.0 has no effect with nuisance='plugin'"),
+])
+def test_a_parameter_the_nuisance_never_reads_is_refused(data, kwargs, message):
+    # the balanced nuisance fits its own heads: user models given with it were ignored
+    d = data[0]
+    t1, t2 = d.candidates["const"], d.candidates["noisy"]
+    ev = RelativeErrorEvaluator(random_state=0, **kwargs)
+    with pytest.raises(ValueError, match=message):
+        ev.fit(d.X, d.treatment, d.y, tau1=t1, tau2=t2)
+    with pytest.raises(ValueError, match=message):
+        ev.compare(d.X, d.treatment, d.y, {"a": t1, "b": t2})

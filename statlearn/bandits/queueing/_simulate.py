@@ -178,7 +178,8 @@ def run_policy(policy, env, horizon=None, *, randomness=None, random_state=None,
         couple them by common random numbers.
     random_state : None, int or numpy.random.Generator
         Seeds the environment (when ``randomness`` is not given) and the
-        policy's own randomness.
+        policy's own randomness. With ``None``, a policy constructed with its
+        own ``random_state`` draws from that seed, on both engines.
     engine : {"numba", "python"} or None, default=None
         ``"numba"`` runs the compiled loop (built-in policies only);
         ``"python"`` steps :meth:`ContextualQueueEnv.step` and the policy's
@@ -212,6 +213,10 @@ def run_policy(policy, env, horizon=None, *, randomness=None, random_state=None,
     engine = _check_policy_env(policy, env, engine)
     rng = check_rng(_scalar(random_state))
     env_rng, pol_rng = _spawn(rng, 2)
+    if random_state is None and getattr(policy, "random_state", None) is not None:
+        # without a seed for the run, the policy's own seed drives its draws (it was
+        # ignored: a seeded policy gave a different run each time)
+        pol_rng = check_rng(_scalar(policy.random_state))
     if randomness is None:
         if horizon is None:
             raise ValueError("run_policy needs a horizon or a QueueRandomness.")

@@ -48,3 +48,27 @@ def test_simulate_is_reproducible_and_equals_its_runs():
     rand = env.sample_randomness(1500, random_state=env_rng)
     run = run_policy(CQBOpt(), env, randomness=rand, random_state=pol_rng)
     assert a.queue_length[1, -1] == run.queue_length[-1]
+
+
+def test_a_policy_seed_drives_its_draws_when_the_run_has_none():
+    # run_policy(random_state=None) used to draw the policy's randomness from a fresh
+    # stream, ignoring the policy's own seed: a seeded policy gave a different run each
+    # time. Now the policy's seed is used (both engines), and a seed for the run wins
+    from statlearn.bandits.queueing import (CQBEpsilon, RandomPolicy, make_queueing_instance,
+                                            run_policy)
+
+    env = make_queueing_instance(random_state=0)
+    rand = env.sample_randomness(400, random_state=1)
+    for make in (RandomPolicy, CQBEpsilon):
+        for engine in ("numba", "python"):
+            a = run_policy(make(random_state=0), env, randomness=rand, engine=engine)
+            b = run_policy(make(random_state=0), env, randomness=rand, engine=engine)
+            c = run_policy(make(random_state=1), env, randomness=rand, engine=engine)
+            np.testing.assert_array_equal(a.jobs, b.jobs)
+            assert not np.array_equal(a.jobs, c.jobs)
+            # the run's own seed overrides the policy's
+            d = run_policy(make(random_state=0), env, randomness=rand, random_state=5,
+                           engine=engine)
+            e = run_policy(make(random_state=1), env, randomness=rand, random_state=5,
+                           engine=engine)
+            np.testing.assert_array_equal(d.jobs, e.jobs)
