@@ -27,6 +27,7 @@ import warnings
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
+from ..base import _refuse_inactive_params
 from ..utils import asarray_like, to_numpy
 from ..utils._array_api import device
 from ._glm import loss_derivatives, objective_hessian
@@ -307,6 +308,13 @@ class NewtonMechanism(Mechanism):
     frees_intercept = True
     has_reference_noise = True
 
+    @classmethod
+    def check_params(cls, params):
+        # the baselines' parameters: accepted and never read here
+        _refuse_inactive_params(params, ("delta", "feature_bound"),
+                                "with mechanism='newton' (Gaussian noise under GDP needs no "
+                                "delta, and the certificate no a-priori row bound)")
+
     def _verify(self, est, beta, ret, r, n_steps, hessian):
         alpha = est._alpha
         if not self.cfg.verify or alpha == 0:
@@ -405,6 +413,13 @@ class GuoMechanism(_BaselineMechanism):
 
     name = "guo"
     warm_starts_reference = False
+
+    @classmethod
+    def check_params(cls, params):
+        _refuse_inactive_params(params, ("n_newton_steps", "feature_bound"),
+                                "with mechanism='guo' (one Newton step per request, and a "
+                                "residual bound computed from the data)")
+        super().check_params(params)
 
     def budget(self, alpha, n):
         """Residual budget: ``alpha * r(n, m=1)``, or ``noise_scale`` when a float."""

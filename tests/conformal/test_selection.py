@@ -594,3 +594,14 @@ def test_multitask_selector_with_a_multioutput_regressor():
     pre.fit(sel.mu_cal_, sel.y_cal_)
     res2 = pre.select(sel.estimator_.predict(X[1200:]), y_true=Y[1200:])
     np.testing.assert_array_equal(res2.pvalues, res.pvalues)
+
+
+@pytest.mark.parametrize("method", ["mccs", "int", "uni-b"])
+def test_ind_predictions_are_refused_by_the_other_methods(method):
+    # they were accepted and silently ignored: the selection was the same with or without
+    rng = np.random.default_rng(0)
+    mu_c, mu_t = rng.normal(size=200), rng.normal(size=20)
+    y_c = mu_c + 0.1 * rng.normal(size=200)
+    with pytest.raises(ValueError, match=r'ind_cal and ind_test are read by method="ind" only'):
+        mccs(mu_c, y_c, mu_t, (-0.5, 0.5), q=0.3, method=method, ind_cal=np.full(200, 0.5),
+             ind_test=np.full(20, 0.5))

@@ -76,13 +76,32 @@ def test_boundary_parameters_are_accepted():
     for params in ({"alpha": 0.0, "allow_singular": True, "loss": "squared"},
                    {"epsilon": 1e-3}, {"noise_scale": 0.0}, {"noise": None},
                    {"noise": "laplace_l2"}, {"polylog_c1": 1e-3, "polylog_c2": 1e-3},
-                   {"n_newton_steps": 1}, {"delta": 0.5}, {"tol": 1e-3}, {"max_iter": 1},
-                   {"feature_bound": 1e-3}, {"mechanism": "guo", "noise": None},
-                   {"verify": np.bool_(True)}):
+                   {"n_newton_steps": 1}, {"delta": 0.5, "mechanism": "guo"}, {"tol": 1e-3},
+                   {"max_iter": 1},
+                   {"feature_bound": 1e-3, "mechanism": "sekhari", "fit_intercept": False},
+                   {"mechanism": "guo", "noise": None}, {"verify": np.bool_(True)}):
         y_fit = y.astype(float) if params.get("loss") == "squared" else y
+        # rows within the a-priori bound of the sekhari case
+        X_fit = X * 1e-3 if "feature_bound" in params else X
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            NewtonUnlearner(**params).fit(X, y_fit)
+            NewtonUnlearner(**params).fit(X_fit, y_fit)
+
+
+@pytest.mark.parametrize("params, message", [
+    ({"delta": 0.5}, r"delta=0.5 has no effect with mechanism='newton'"),
+    ({"feature_bound": 2.0}, r"feature_bound=2.0 has no effect with mechanism='newton'"),
+    ({"mechanism": "guo", "n_newton_steps": 3},
+     r"n_newton_steps=3 has no effect with mechanism='guo'"),
+    ({"mechanism": "guo", "feature_bound": 2.0},
+     r"feature_bound=2.0 has no effect with mechanism='guo'"),
+])
+def test_a_parameter_the_mechanism_never_reads_is_refused(params, message):
+    # accepted and silently ignored before: mechanism='guo' with n_newton_steps=3 took
+    # one step (and reported one)
+    X, y, _ = make_glm_data(30, 3, random_state=0)
+    with pytest.raises(ValueError, match=message):
+        NewtonUnlearner(**params).fit(X, y)
 
 
 def test_data_errors_name_the_target():

@@ -308,6 +308,9 @@ def mccs(mu_cal, y_cal, mu_test, conditions, *, q=0.1, mode="disjunctive", metho
     q = check_alpha(q, "q")
     check_option(mode, "mode", ["disjunctive", "conjunctive"])
     check_option(method, "method", list(METHODS))
+    if method != "ind" and (ind_cal is not None or ind_test is not None):
+        raise ValueError(f'ind_cal and ind_test are read by method="ind" only, got method='
+                         f'{method!r}: they would be ignored.')
     if not isinstance(randomize, bool | np.bool_):
         raise TypeError(f"randomize must be a bool, got {randomize!r}.")
     M_ = _check_M(M)

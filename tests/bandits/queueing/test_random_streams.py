@@ -54,8 +54,12 @@ def test_a_policy_seed_drives_its_draws_when_the_run_has_none():
     # run_policy(random_state=None) used to draw the policy's randomness from a fresh
     # stream, ignoring the policy's own seed: a seeded policy gave a different run each
     # time. Now the policy's seed is used (both engines), and a seed for the run wins
-    from statlearn.bandits.queueing import (CQBEpsilon, RandomPolicy, make_queueing_instance,
-                                            run_policy)
+    from statlearn.bandits.queueing import (
+        CQBEpsilon,
+        RandomPolicy,
+        make_queueing_instance,
+        run_policy,
+    )
 
     env = make_queueing_instance(random_state=0)
     rand = env.sample_randomness(400, random_state=1)
