@@ -17,6 +17,7 @@ import pytest
 from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
 from sklearn.linear_model import Ridge
+from sklearn.model_selection import KFold
 
 from statlearn.base import StaleFitError
 from statlearn.conformal import TimeSeriesRegressor, block_bootstrap_indices
@@ -237,3 +238,22 @@ def test_not_fitted_and_stale():
         reg.predict_interval(X)
     with pytest.raises(StaleFitError):
         reg.update(X, y)
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"gamma": 0.05}, r"gamma=0.05 has no effect with method='enbpi'"),
+    ({"method": "agaci", "gamma": 0.05}, r"gamma=0.05 has no effect with method='agaci'"),
+    ({"method": "aci", "gammas": [0.01, 0.05]}, r"gammas=\[0.01, 0.05\] has no effect"),
+    ({"resampler": KFold(3), "n_resamplings": 10}, r"n_resamplings=10 has no effect with a "
+                                                   r"resampler"),
+    ({"resampler": KFold(3), "block_length": 4}, r"block_length=4 has no effect with a "
+                                                 r"resampler"),
+])
+def test_a_parameter_the_method_never_reads_is_refused(kwargs, message):
+    # accepted and silently ignored before: gamma with EnbPI or AgACI, gammas outside
+    # AgACI, the bootstrap's size and block length next to a user resampler
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 2))
+    y = X[:, 0] + 0.1 * rng.normal(size=60)
+    with pytest.raises(ValueError, match=message):
+        TimeSeriesRegressor(**kwargs).fit(X, y)

@@ -9,7 +9,16 @@ from sklearn.linear_model import LinearRegression
 from sklearn.utils import _safe_indexing
 from sklearn.utils.validation import _num_samples, validate_data
 
-from ...base import Bool, FitStateMixin, HasMethods, Integral, Level, Options, Real
+from ...base import (
+    Bool,
+    FitStateMixin,
+    HasMethods,
+    Integral,
+    Level,
+    Options,
+    Real,
+    _refuse_inactive_params,
+)
 from ...utils import check_rng
 from .._core._arrays import fit_inputs, float64_features, row_indexable, same_rows
 from .._regression._inputs import _check_predictions, _check_target, _WrappedModelTags
@@ -285,6 +294,16 @@ class TimeSeriesRegressor(_WrappedModelTags, FitStateMixin, RegressorMixin,
         -------
         self
         """
+        # parameters the chosen method or resampling never reads must keep their defaults
+        if self.method != "aci":
+            _refuse_inactive_params(self, ("gamma",), f"with method={self.method!r} (the "
+                                    "step size of method='aci'; 'agaci' takes gammas)")
+        if self.method != "agaci":
+            _refuse_inactive_params(self, ("gammas",), f"with method={self.method!r} (the "
+                                    "grid of method='agaci')")
+        if self.resampler is not None:
+            _refuse_inactive_params(self, ("n_resamplings", "block_length"),
+                                    "with a resampler (its split gives the training sets)")
         gammas = _check_gammas(self.gammas) if self.method == "agaci" else None
         X, y, n = fit_inputs(self, X, y, _check_target)
         if n < 2:
