@@ -23,7 +23,7 @@ from ._glm import LOSSES, SOLVERS, glm_solve, newton_solve, objective_hessian
 from ._inputs import check_xp_design, glm_targets, host_targets
 from ._intercept import with_profiled_intercept
 from ._kernels import retained_gradient
-from ._linalg import cho_solve, factor_with_jitter
+from ._linalg import cho_solve, factor_with_jitter, solve_lower
 from ._mechanisms import MECHANISMS, request_radius
 from ._prediction import ReleasedModelPredictions
 from ._privacy import NOISES
@@ -410,6 +410,12 @@ class NewtonUnlearner(ReleasedModelPredictions, FitStateMixin, BaseEstimator):
             # within tol of the fit (the Hessian changes by O(tol) there)
             self.hessian_cholesky_ = factor
         self.influence_ = None
+        self._state_linv = None
+        if self.hessian_cholesky_ is not None and not self._cfg.store_influence:
+            # L^{-1} of the kept gradient at the fit point: the first request's forward
+            # solve needs no right-hand side for its gradient (one solve here, p^2 / 2)
+            self._state_linv = (self._state_grad[1],
+                                solve_lower(self.hessian_cholesky_, self._state_grad[1], xp))
         if self._cfg.store_influence and self.hessian_cholesky_ is not None:
             L = self.hessian_cholesky_
             self.influence_ = cho_solve(L, X.T, xp).T

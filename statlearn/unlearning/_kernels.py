@@ -23,8 +23,9 @@ right-hand sides against the stored Cholesky factor) is
 :func:`forward_solve_rows`: LAPACK's ``trtrs`` runs it on the one BLAS thread
 the request allows, while this kernel gives each thread a share of the
 right-hand sides and, for two rows of ``L`` at a time, takes the dot products
-with up to four right-hand sides while those rows are in registers (``L`` is
-read once per share instead of once per block of right-hand sides). Its
+with up to four right-hand sides while those rows are in registers, the last one
+to three of a share in one block (``L`` is read once per block of four instead
+of once per right-hand side). Its
 NumPy twin is the LAPACK solve itself (:func:`~._linalg.solve_lower`).
 """
 
@@ -280,6 +281,54 @@ def _two_rows_four(L, XT, i, c, d0, d1, l10):  # pragma: no cover
 
 
 @jit(fastmath=_FM, inline="always")
+def _two_rows_three(L, XT, i, c, d0, d1, l10):  # pragma: no cover
+    """Rows ``i, i + 1`` of ``L X = B`` for the right-hand sides ``c .. c + 2``."""
+    s00 = s01 = s02 = s10 = s11 = s12 = 0.0
+    for j in range(i):
+        a = L[i, j]
+        b = L[i + 1, j]
+        x0 = XT[c, j]
+        x1 = XT[c + 1, j]
+        x2 = XT[c + 2, j]
+        s00 += a * x0
+        s01 += a * x1
+        s02 += a * x2
+        s10 += b * x0
+        s11 += b * x1
+        s12 += b * x2
+    y0 = (XT[c, i] - s00) * d0
+    y1 = (XT[c + 1, i] - s01) * d0
+    y2 = (XT[c + 2, i] - s02) * d0
+    XT[c, i] = y0
+    XT[c + 1, i] = y1
+    XT[c + 2, i] = y2
+    XT[c, i + 1] = (XT[c, i + 1] - s10 - l10 * y0) * d1
+    XT[c + 1, i + 1] = (XT[c + 1, i + 1] - s11 - l10 * y1) * d1
+    XT[c + 2, i + 1] = (XT[c + 2, i + 1] - s12 - l10 * y2) * d1
+
+
+@jit(fastmath=_FM, inline="always")
+def _two_rows_two(L, XT, i, c, d0, d1, l10):  # pragma: no cover
+    """Rows ``i, i + 1`` of ``L X = B`` for the right-hand sides ``c, c + 1``."""
+    s00 = s01 = s10 = s11 = 0.0
+    for j in range(i):
+        a = L[i, j]
+        b = L[i + 1, j]
+        x0 = XT[c, j]
+        x1 = XT[c + 1, j]
+        s00 += a * x0
+        s01 += a * x1
+        s10 += b * x0
+        s11 += b * x1
+    y0 = (XT[c, i] - s00) * d0
+    y1 = (XT[c + 1, i] - s01) * d0
+    XT[c, i] = y0
+    XT[c + 1, i] = y1
+    XT[c, i + 1] = (XT[c, i + 1] - s10 - l10 * y0) * d1
+    XT[c + 1, i + 1] = (XT[c + 1, i + 1] - s11 - l10 * y1) * d1
+
+
+@jit(fastmath=_FM, inline="always")
 def _two_rows_one(L, XT, i, c, d0, d1, l10):  # pragma: no cover
     """Rows ``i, i + 1`` of ``L X = B`` for the right-hand side ``c``."""
     s0 = s1 = 0.0
@@ -305,9 +354,15 @@ def _forward_share(L, XT, lo, hi):  # pragma: no cover
         while c + 4 <= hi:
             _two_rows_four(L, XT, i, c, d0, d1, l10)
             c += 4
-        while c < hi:
+        # the last one to three right-hand sides in one block: rows i, i + 1 of L are
+        # read once more per share at most
+        rest = hi - c
+        if rest == 3:
+            _two_rows_three(L, XT, i, c, d0, d1, l10)
+        elif rest == 2:
+            _two_rows_two(L, XT, i, c, d0, d1, l10)
+        elif rest == 1:
             _two_rows_one(L, XT, i, c, d0, d1, l10)
-            c += 1
         i += 2
     if i < p:  # the last row of an odd p
         d0 = 1.0 / L[i, i]

@@ -127,7 +127,7 @@ def cho_solve(L, B, xp):
     return solve_lower(L, solve_lower(L, B, xp), xp, trans=True)
 
 
-def woodbury_downdate_solve(L, U, v, xp):
+def woodbury_downdate_solve(L, U, v, xp, *, split=None):
     """Solve ``(H - U^T U) x = v`` given the Cholesky factor ``L`` of ``H``.
 
     ``U`` is ``m x p`` (the removed rows scaled by ``sqrt(l'')``). With
@@ -139,15 +139,38 @@ def woodbury_downdate_solve(L, U, v, xp):
     solve with the ``m + 1`` right-hand sides ``[U^T, v]``, then one solve with
     ``L^T``.
 
+    With ``split = (t0, c)``, ``v = v0 - U^T c`` where ``t0 = L^{-1} v0`` is
+    already known (``v`` is then not read): ``t = t0 - W c`` follows from ``W``,
+    so the triangular solve has only the ``m`` right-hand sides ``U^T``.
+
     Raises :class:`CholeskyError` if ``I_m - W^T W`` is not numerically
     positive definite (the caller then assembles the Hessian directly).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from statlearn.unlearning._linalg import solve_lower, woodbury_downdate_solve
+    >>> rng = np.random.default_rng(0)
+    >>> A = rng.standard_normal((30, 5)); H = A.T @ A + np.eye(5)
+    >>> L, U = np.linalg.cholesky(H), 0.5 * A[:3]
+    >>> v0, c = rng.standard_normal(5), rng.standard_normal(3)
+    >>> x = woodbury_downdate_solve(L, U, v0 - U.T @ c, np)
+    >>> bool(np.allclose((H - U.T @ U) @ x, v0 - U.T @ c))
+    True
+    >>> t0 = solve_lower(L, v0, np)
+    >>> bool(np.allclose(woodbury_downdate_solve(L, U, None, np, split=(t0, c)), x))
+    True
     """
     m = U.shape[0]
     if m == 0:
-        return cho_solve(L, v, xp)
-    rhs = xp.concat([U.T, xp.expand_dims(v, axis=1)], axis=1)
-    sol = solve_lower(L, rhs, xp)
-    W, t = sol[:, :m], sol[:, m]
+        return cho_solve(L, v, xp) if split is None else solve_lower(L, split[0], xp, trans=True)
+    if split is not None:
+        W = solve_lower(L, U.T, xp)
+        t = split[0] - W @ split[1]
+    else:
+        rhs = xp.concat([U.T, xp.expand_dims(v, axis=1)], axis=1)
+        sol = solve_lower(L, rhs, xp)
+        W, t = sol[:, :m], sol[:, m]
     C = xp.eye(m, dtype=W.dtype, device=device(W)) - W.T @ W
     Lc = cholesky_lower(C, xp)
     s = W @ cho_solve(Lc, W.T @ t, xp)

@@ -29,7 +29,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from ..base import _refuse_inactive_params
 from ..utils import asarray_like, to_numpy
-from ..utils._array_api import device
+from ..utils._array_api import device, is_numpy_namespace
 from ._glm import loss_derivatives, objective_hessian
 from ._linalg import (
     CholeskyError,
@@ -84,6 +84,40 @@ def request_radius(cfg, alpha, n, m):
 def _take_rows(A, positions, xp):
     """Rows ``positions`` (host integers) of the array ``A`` of namespace ``xp``."""
     return xp.take(A, asarray_like(positions.astype(np.int64), A, dtype=xp.int64), axis=0)
+
+
+#: below this ``sqrt(l'')`` a removed row's ``L^{-1} x_i`` is not recovered from ``W``
+#: (its column ``L^{-1} sqrt(l''_i) x_i`` would be near the floating-point underflow)
+_MIN_SQRT_WEIGHT = 1e-100
+
+
+def _known_forward(est, g_base, d1, s, removed_now, removed_all, xp):
+    """``(L^{-1} g_base, c)`` with ``g = g_base - U^T c``, or ``None`` (solve ``g`` itself).
+
+    The request's gradient is ``g_base - X_m^T l'_m`` and the rows removed now are
+    rows of ``U = sqrt(l'') X_removed``, so ``g = g_base - U^T c`` with
+    ``c_i = l'_i / sqrt(l''_i)`` on those rows and 0 on rows removed before. When
+    ``L^{-1} g_base`` is known (kept from ``fit`` for its gradient, or 0 at an
+    assumed optimum), the forward solve then needs no right-hand side for ``g``.
+    NumPy only; ``None`` as well when a removed row's weight is too small to
+    divide by.
+    """
+    if d1 is None or not is_numpy_namespace(xp) or removed_now.size == 0:
+        return None
+    if g_base is None:
+        t0 = np.zeros(est._X.shape[1], dtype=est._X.dtype)
+    else:
+        cached = getattr(est, "_state_linv", None)
+        if cached is None or cached[0] is not g_base:
+            return None
+        t0 = cached[1]
+    pos = np.searchsorted(removed_all, removed_now)
+    s_now = s[pos, 0]
+    if not np.all(s_now >= _MIN_SQRT_WEIGHT):
+        return None
+    c = np.zeros(removed_all.size, dtype=s.dtype)
+    c[pos] = d1 / s_now
+    return t0, c
 
 
 def _outcome(beta, delta_cert, certified, fallback, residual, steps, hessian):
@@ -240,7 +274,9 @@ class Mechanism:
             Z = getattr(est, "influence_", None)
             try:
                 if Z is None:
-                    return woodbury_downdate_solve(est.hessian_cholesky_, U, g, xp), "stored"
+                    split = _known_forward(est, g_base, d1, s, removed_now, removed_all, xp)
+                    return (woodbury_downdate_solve(est.hessian_cholesky_, U, g, xp, split=split),
+                            "stored")
                 # by linearity H^{-1} g = H^{-1} g_base - (H^{-1} X_m^T) l'_m: the first part
                 # solved once (kept from fit at the fit point), the second from the rows of Z
                 h = 0.0

@@ -103,11 +103,12 @@ def test_newton_solver_reaches_its_tolerance_below_objective_resolution(seed):
 
 # ------------------------------------------------- threaded forward solve (Numba)
 @pytest.mark.parametrize("p", [1, 2, 7, 64, 501])
-@pytest.mark.parametrize("k", [1, 2, 3, 5, 6, 11, 13])
+@pytest.mark.parametrize("k", [1, 2, 3, 5, 6, 7, 11, 13])
 @pytest.mark.parametrize("n_threads", [1, 2, 3])
 def test_forward_solve_rows_matches_lapack(p, k, n_threads):
-    # every path of the kernel: odd/even p (last lone row), blocks of four and single
-    # right-hand sides, shares of unequal size and more shares than right-hand sides
+    # every path of the kernel: odd/even p (last lone row), blocks of four and the last
+    # blocks of three, two and one right-hand sides (k = 3, 6, 7 on one thread; 11 on two),
+    # shares of unequal size and more shares than right-hand sides
     from scipy.linalg import solve_triangular
 
     from statlearn.unlearning._kernels import forward_solve_rows

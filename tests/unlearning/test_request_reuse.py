@@ -196,6 +196,59 @@ def test_reused_gradient_after_a_fallback_and_with_two_steps():
         assert fast.unlearn_report_.fallback is ("noise_scale" in kw)
 
 
+@pytest.mark.parametrize("loss", ["squared", "logistic", "poisson"])
+@pytest.mark.parametrize("assume_optimal", [False, True])
+def test_first_request_solves_no_right_hand_side_for_its_gradient(monkeypatch, loss,
+                                                                   assume_optimal):
+    # the first request after fit writes its gradient as g_base - U^T c (L^{-1} g_base
+    # kept from fit, or 0 at an assumed optimum) and solves only U^T; rows given out of
+    # order, so c must be placed at the rows' positions in U (sorted)
+    from statlearn.unlearning import _linalg, _mechanisms
+
+    X, y, _ = make_glm_data(200, 15, loss=loss, random_state=21)
+    kw = dict(loss=loss, alpha=0.7, noise=None, assume_optimal=assume_optimal)
+    fast = NewtonUnlearner(**kw).fit(X, y)
+    slow = NewtonUnlearner(**kw).fit(X, y)
+    widths = []
+    real = _linalg.solve_lower
+
+    def counted(L, B, xp, trans=False):
+        if not trans and B.ndim == 2 and B.shape[0] == L.shape[0]:
+            widths.append(B.shape[1])
+        return real(L, B, xp, trans=trans)
+
+    monkeypatch.setattr(_linalg, "solve_lower", counted)
+    M = [150, 3, 77, 12]
+    _quiet_unlearn(fast, M)
+    assert widths == [len(M)]
+    monkeypatch.setattr(_mechanisms, "_known_forward", lambda *args: None)
+    _quiet_unlearn(slow, M)
+    assert widths == [len(M), len(M) + 1]
+    np.testing.assert_allclose(fast.coef_, slow.coef_, rtol=1e-10, atol=1e-13)
+    a, b = fast.unlearn_report_, slow.unlearn_report_
+    assert a.delta_cert == pytest.approx(b.delta_cert, rel=1e-8, abs=1e-12)
+    assert (a.hessian, a.certified) == (b.hessian, b.certified) == ("stored", True)
+
+
+def test_a_removed_row_of_negligible_weight_keeps_its_gradient_column():
+    # sqrt(l'') below 1e-100 for a removed row (a logistic margin of ~500): its c_i =
+    # l'_i / sqrt(l''_i) is not formed, and the request solves g itself
+    from statlearn.unlearning._mechanisms import _known_forward
+
+    X, y, _ = make_glm_data(100, 5, random_state=22)
+    est = NewtonUnlearner(alpha=0.5, noise=None).fit(X, y)
+    s = np.full((3, 1), 0.3)
+    args = (est, est._state_grad[1], np.array([0.1, -0.2, 0.3]))
+    rows = (np.array([9, 4, 30]), np.array([4, 9, 30]))
+    t0, c = _known_forward(*args, s, *rows, np)
+    np.testing.assert_allclose(c, np.array([-0.2, 0.1, 0.3]) / 0.3)
+    assert t0 is est._state_linv[1]
+    s[1, 0] = 1e-101
+    assert _known_forward(*args, s, *rows, np) is None
+    # a kept gradient of another point has no kept L^{-1} g_base
+    assert _known_forward(est, est._state_grad[1].copy(), *args[2:], s, *rows, np) is None
+
+
 # ------------------------------------------------------------------ the passes a request makes
 @pytest.mark.parametrize("intercept,verify,passes", [
     (False, True, [1, 1, 1]),   # the certificate only; its gradient is the next request's
