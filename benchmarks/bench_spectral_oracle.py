@@ -235,10 +235,10 @@ def _warm_up():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:  # loads the fast mode's kernels (build and queries)
-            o = SpectralClusteringOracle(K, mode="fast", walk_length_candidates=[4, 8],
-                                         random_state=0).fit(warm)
-            o.predict([0, 150])
-            o.set_params(error_rate=0.01).query([0, 150])
+            for error_rate in (None, 0.01):  # fixed and sequential queries
+                o = SpectralClusteringOracle(K, mode="fast", walk_length_candidates=[4, 8],
+                                             error_rate=error_rate, random_state=0).fit(warm)
+                o.query([0, 150])
         except OracleConstructionError:
             pass
     for prior in (False, True):

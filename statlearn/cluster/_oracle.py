@@ -32,7 +32,7 @@ from ._build import (
 from ._graph import WALKS, as_graph_access
 from ._landmark_index import FastBuildState, fast_stages
 from ._oracle_queries import OracleQueries
-from ._params import resolve, walk_accounting, walk_length_candidates
+from ._params import refuse_inactive, resolve, walk_accounting, walk_length_candidates
 from ._walks import BACKENDS
 
 __all__ = ["SpectralClusteringOracle"]
@@ -80,7 +80,7 @@ class SpectralClusteringOracle(FitStateMixin, ParamsMixin):
         narrows (walks must mix inside the clusters before they leak across);
         a finer grid there (e.g. ``[64, 76, 90, 107, 128]`` at ``n = 10**7``)
         finds it: in fast mode each candidate only costs a Gram matrix (the
-        walks are continued, not redrawn).
+        walks are continued, not redrawn). Refused with a fixed ``walk_length``.
     walk_length_rule : {"gap", "noise-floor"}, default="gap"
         How ``"auto"`` ranks the candidates. ``"gap"``: the largest eigen-gap
         ratio ``sigma_k / sigma_{k+1}``. ``"noise-floor"``: for graphs where
@@ -93,7 +93,8 @@ class SpectralClusteringOracle(FitStateMixin, ParamsMixin):
         deciding among them (and among the rest when none is), and the search
         stops at the first candidate whose ``sigma_k`` is below ``1.5 nu``
         after one above it (``signal_to_noise_`` reports ``sigma_k / nu`` of
-        the kept Gram matrix). ``n_walks="auto"`` keeps its own rule.
+        the kept Gram matrix). ``n_walks="auto"`` keeps its own rule. Refused
+        (unless ``"gap"``) with a fixed ``walk_length``.
     batch_size : int or None
         ``b``, walks per batch: the memory knob. Default ``ceil(sqrt(n))``,
         or derived from ``memory_budget``; clamped to ``n_walks``.
@@ -126,7 +127,8 @@ class SpectralClusteringOracle(FitStateMixin, ParamsMixin):
         product is below it gets ``outlier_label``. Default
         ``threshold_scale * balance * k / n``.
     threshold_scale : float, default=0.5
-        Used when ``threshold`` is None.
+        Used when ``threshold`` is None; another value next to a ``threshold`` is
+        refused.
     balance : float, default=1.0
         ``gamma`` in ``(0, 1]``, lower bound on ``|C_i| k / n``.
     max_degree : int or None
@@ -169,7 +171,8 @@ class SpectralClusteringOracle(FitStateMixin, ParamsMixin):
         this error probability or ``max_query_walks_`` is reached (see
         Notes). ``None``: a fixed ``n_walks_`` walks per query.
     max_query_walks : int or None
-        Cap of the sequential queries; default ``32 * n_walks_``.
+        Cap of the sequential queries; default ``32 * n_walks_``. Refused without
+        ``error_rate``.
     landmark_clustering : {"threshold", "kmeans"}, default="threshold"
         How the cluster landmarks are grouped. ``"threshold"`` is the paper's
         similarity graph ``H`` (edge when the estimated dot product is at least
@@ -498,6 +501,7 @@ class SpectralClusteringOracle(FitStateMixin, ParamsMixin):
         if weighted and self.mode != "fast":
             raise ValueError("weighted=True needs mode='fast' (the batched and prior walk "
                              "engines are unweighted).")
+        refuse_inactive(self)
         self._g = as_graph_access(graph, max_degree=_scalar(self.max_degree),
                                   symmetrize=bool(_scalar(self.symmetrize)), weighted=weighted,
                                   walk=self.walk, laziness=_scalar(self.laziness))

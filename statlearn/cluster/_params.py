@@ -13,12 +13,13 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from statlearn.base import _refuse_inactive_params
 from statlearn.utils import check_int
 from statlearn.utils._validation import _scalar
 
 __all__ = ["Resolved", "at_walks", "default_fast_walks", "default_n_repeats",
-           "default_walk_length_candidates", "memory_layout", "resolve", "walk_accounting",
-           "walk_length_candidates"]
+           "default_walk_length_candidates", "memory_layout", "refuse_inactive", "resolve",
+           "walk_accounting", "walk_length_candidates"]
 
 #: words per buffered walk endpoint in the batched estimator (a bare endpoint list)
 WORDS_PER_ENDPOINT = 1
@@ -74,6 +75,27 @@ def default_walk_length_candidates(n: int, laziness: float = 0.5) -> tuple:
             return tuple(sorted(set(out)))
         out.append(t)
         i += 1
+
+
+def refuse_inactive(est) -> None:
+    """Refuse the parameters the oracle's other settings never read (``ValueError``).
+
+    ``walk_length_candidates`` and ``walk_length_rule`` choose among walk lengths, so a
+    fixed ``walk_length`` leaves them nothing to do; ``max_query_walks`` caps the
+    sequential queries, which only ``error_rate`` turns on; ``threshold_scale`` sets
+    the default ``threshold``. Each must keep its default there.
+    """
+    if not isinstance(_scalar(est.walk_length), str):
+        _refuse_inactive_params(est, ("walk_length_candidates", "walk_length_rule"),
+                                f"with a fixed walk_length={_scalar(est.walk_length)!r} "
+                                "(they choose the length when walk_length='auto')")
+    if est.error_rate is None:
+        _refuse_inactive_params(est, ("max_query_walks",),
+                                "without error_rate (it caps the sequential queries that "
+                                "error_rate turns on, in mode='fast')")
+    if est.threshold is not None:
+        _refuse_inactive_params(est, ("threshold_scale",),
+                                "when threshold is given (it scales the default threshold)")
 
 
 def walk_length_candidates(est, n: int) -> tuple:

@@ -370,6 +370,30 @@ def test_bad_parameters(two_expanders, kwargs, exc, match):
         SpectralClusteringOracle(**kwargs).fit(A)
 
 
+@pytest.mark.parametrize("kwargs, name, setting", [
+    (dict(walk_length=8, walk_length_candidates=[4, 8]), "walk_length_candidates",
+     "fixed walk_length=8"),
+    (dict(walk_length=8, walk_length_rule="noise-floor"), "walk_length_rule",
+     "fixed walk_length=8"),
+    (dict(max_query_walks=100), "max_query_walks", "without error_rate"),
+    (dict(mode="fast", max_query_walks=100), "max_query_walks", "without error_rate"),
+    (dict(threshold="default", threshold_scale=0.25), "threshold_scale", "threshold is given"),
+])
+def test_parameters_the_other_settings_never_read_are_refused(two_expanders, kwargs, name,
+                                                              setting):
+    # each was accepted and silently ignored: a fixed walk length has nothing to choose,
+    # only sequential queries (error_rate) are capped, a given threshold is not scaled
+    A, _ = two_expanders
+    if kwargs.get("threshold") == "default":  # the value threshold_scale=0.5 gives
+        kwargs = dict(kwargs, threshold=0.5 * 2 / A.shape[0])
+    with pytest.raises(ValueError, match=rf"{name}=.* has no effect .*{setting}"):
+        SpectralClusteringOracle(2, random_state=0, **kwargs).fit(A)
+    # at their defaults they are accepted next to the same settings
+    kw = {key: value for key, value in kwargs.items() if key != name}
+    SpectralClusteringOracle(2, random_state=0, walk_length_rule="gap", threshold_scale=0.5,
+                             **kw).fit(A)
+
+
 @pytest.mark.parametrize("graph, exc, match", [
     (np.eye(3), TypeError, "graph must be"),
     (sp.csr_array((1, 1)), ValueError, "at least 2 vertices"),

@@ -373,8 +373,8 @@ def test_fast_construction_and_queries_follow_the_reference():
     assert o.peak_memory_words_ == ref.peak
     assert o.query_memory_words_ == 2 * 24 + 5 + 2
     assert o.max_query_walks_ == 32 * 24
-    assert SpectralClusteringOracle(2, random_state=4, max_query_walks=50, **FAST) \
-        .fit(A).max_query_walks_ == 50
+    assert SpectralClusteringOracle(2, random_state=4, error_rate=0.2, max_query_walks=50,
+                                    **FAST).fit(A).max_query_walks_ == 50
     assert o.query([]).labels.shape == (0,)
 
 
