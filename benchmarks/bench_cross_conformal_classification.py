@@ -80,8 +80,10 @@ def best_of(fn, repeat):
 def run_case(model, score, agg, n, m, repeat):
     X, y, Xt = make_problem(n, m)
     cv = KFold(5, shuffle=True, random_state=0)
+    # deterministic APS, as MAPIE's; LAC has no randomised form
+    kw = {"randomized_score": False} if score == "aps" else {}
     ours = CrossConformalClassifier(model, conformity_score=score, cv=cv, aggregation=agg,
-                                    alpha=ALPHA, randomized_score=False)
+                                    alpha=ALPHA, **kw)
     t_fit, _ = best_of(lambda: ours.fit(X, y), repeat)
     t_sets, sets = best_of(lambda: ours.predict_set(Xt), repeat)
     row = {"model": type(model).__name__, "score": score, "aggregation": agg, "n": n, "m": m,

@@ -79,14 +79,16 @@ def cross_conformal_replication(setting, rng):
         raise ValueError(f"setting['method'] must be one of {METHODS}, got {method!r}.")
     X, y = _data(rng, n)
     seed = int(rng.integers(2**31 - 1))
+    # a fixed lambda for the scores that have one (no tuning split in either construction)
+    kw = {"lam": _LAM} if score in ("socop", "raps") else {}
     if method == "split":
         clf = SplitConformalClassifier(LogisticRegression(), conformity_score=score,
-                                       alpha=alpha, lam=_LAM, random_state=seed)
+                                       alpha=alpha, random_state=seed, **kw)
     else:
         clf = CrossConformalClassifier(LogisticRegression(), conformity_score=score,
-                                       alpha=alpha, cv=_FOLDS, lam=_LAM,
+                                       alpha=alpha, cv=_FOLDS,
                                        aggregation="crossval" if method == "cv+" else "mean",
-                                       random_state=seed)
+                                       random_state=seed, **kw)
     res = clf.fit(X[:n], y[:n]).evaluate(X[n:], y[n:])
     return {"coverage": float(res.coverage), "mean_size": float(res.mean_size),
             "non_singleton": float(res.non_singleton_rate)}

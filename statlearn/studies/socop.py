@@ -30,7 +30,9 @@ import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
 
 from ..conformal import DEFAULT_LAM_GRID, SplitConformalClassifier
+from ..conformal._classification._classifier import tuning_split
 from ..datasets import make_softmax_classification
+from ..utils import check_rng
 from ._registry import StudyContext, StudyReport, make_verdict, register_study
 
 __all__ = ["socop_replication", "socop_study"]
@@ -39,6 +41,8 @@ METHODS = ("RAPS", "APS", "LAC", "SOCOP")
 LEVELS = (0.95, 0.9)
 DATASETS = ("digits", "softmax-10", "softmax-100", "softmax-1000")
 _SCORE = {"RAPS": "raps", "APS": "aps", "LAC": "lac", "SOCOP": "socop"}
+#: the methods whose weights are chosen on a tuning share of the calibration points
+_TUNED = ("RAPS", "SOCOP")
 _SYNTH = {10: (8, 3.0), 100: (16, 3.6), 1000: (32, 4.0)}  # K: (n_features, scale)
 
 #: Numbers reported by the paper (ImageNet-val, 1 - alpha = 0.95).
@@ -145,9 +149,11 @@ def socop_replication(setting, rng):
     out = {}
     for level in LEVELS:
         for method in METHODS:
+            # SOCOP and RAPS set aside a tuning share for their weights; APS and LAC
+            # have none to choose and calibrate on every point
+            kw = {"tune_fraction": tune} if method in _TUNED else {}
             clf = SplitConformalClassifier(model, prefit=True, conformity_score=_SCORE[method],
-                                           alpha=round(1 - level, 10), tune_fraction=tune,
-                                           random_state=seed)
+                                           alpha=round(1 - level, 10), random_state=seed, **kw)
             clf.fit(p_fit, y_fit)
             res = clf.evaluate(p_test, y_test)
             key = f"{method}|{level}"
@@ -158,11 +164,13 @@ def socop_replication(setting, rng):
             out[f"{key}|sscv"] = res.sscv
             if method == "SOCOP":
                 out[f"{key}|lam"] = clf.lam_
+    # the same calibration points as the tuned runs: drop their tuning share (a fixed
+    # lam makes no tuning split of its own)
+    _, cal = tuning_split(p_fit.shape[0], tune, check_rng(seed))
     for lam in DEFAULT_LAM_GRID:
         clf = SplitConformalClassifier(model, prefit=True, alpha=0.05, lam=lam,
-                                       tune_fraction=tune, random_state=seed)
-        # the same calibration points as the tuned runs: drop the tuning share
-        res = clf.fit(p_fit, y_fit).evaluate(p_test, y_test)
+                                       random_state=seed)
+        res = clf.fit(p_fit[cal], y_fit[cal]).evaluate(p_test, y_test)
         out[f"curve|{lam}|size"] = res.mean_size
         out[f"curve|{lam}|nonsingleton"] = res.non_singleton_rate
     return out

@@ -18,6 +18,7 @@ from sklearn.svm import LinearSVC
 from statlearn.base import StaleFitError
 from statlearn.conformal import (
     DEFAULT_LAM_GRID,
+    CrossConformalClassifier,
     PredictionSetResult,
     SplitConformalClassifier,
     conformal_scorer,
@@ -209,10 +210,10 @@ def test_pipeline_as_estimator_and_wrapper_in_pipeline(data):
 
 def test_clone_and_pickle(data):
     X, y, Xt, _ = data
-    clf = SplitConformalClassifier(GaussianNB(), conformity_score="aps", alpha=0.2, lam=0.3,
+    clf = SplitConformalClassifier(GaussianNB(), conformity_score="raps", alpha=0.2, lam=0.3,
                                    mondrian="class", random_state=5)
     c = clone(clf)
-    assert c.get_params()["conformity_score"] == "aps" and c.get_params()["alpha"] == 0.2
+    assert c.get_params()["conformity_score"] == "raps" and c.get_params()["alpha"] == 0.2
     fitted = clf.fit(X, y)
     restored = pickle.loads(pickle.dumps(fitted))
     np.testing.assert_array_equal(restored.predict_set(Xt), fitted.predict_set(Xt))
@@ -384,7 +385,7 @@ def test_calibrate_applies_calibration_parameters_and_refuses_model_ones(data):
     clf = SplitConformalClassifier(LogisticRegression(), alpha=0.1, lam=0.1,
                                    random_state=0).fit(X[:600], y[:600])
     coef = clf.estimator_.coef_.copy()
-    clf.set_params(alpha=0.3, conformity_score="lac").calibrate(X[600:], y[600:])
+    clf.set_params(alpha=0.3, conformity_score="lac", lam="auto").calibrate(X[600:], y[600:])
     np.testing.assert_array_equal(clf.estimator_.coef_, coef)  # same base model
     assert (clf.alpha_, clf.conformity_score_) == (0.3, "lac")
     clf.predict_set(Xt)  # recorded: no StaleFitError
@@ -550,3 +551,51 @@ def test_result_reprs_are_short_and_summary_takes_a_level():
     text = str(res.summary(confidence_level=0.9))
     assert "90% Clopper-Pearson" in text and f"[{lo:.4f}, {hi:.4f}]" in text
     assert "95% Clopper-Pearson" in str(res.summary())
+
+
+# ------------------------------------------------------------------ parameters a score never reads
+_NEVER_READ = [  # (score, fixed weights, parameters it then never reads)
+    ("lac", {}, {"lam": 0.5, "k0": 2, "k_reg": 3, "randomized_score": False,
+                 "tune_fraction": 0.3, "lam_grid": [0.1]}),
+    ("topk", {}, {"lam": 0.5, "k0": 2, "k_reg": 3, "randomized_score": False,
+                  "tune_fraction": 0.3, "lam_grid": [0.1]}),
+    ("aps", {}, {"lam": 0.5, "k0": 2, "k_reg": 3, "tune_fraction": 0.3, "lam_grid": [0.1]}),
+    ("socop", {}, {"k_reg": 3, "randomized_score": False}),
+    ("socop", {"lam": 0.5}, {"tune_fraction": 0.3, "lam_grid": [0.1]}),
+    ("raps", {}, {"k0": 2}),
+    ("raps", {"lam": 0.5}, {"lam_grid": [0.1]}),
+    ("raps", {"lam": 0.5, "k_reg": 2}, {"tune_fraction": 0.3, "lam_grid": [0.1]}),
+]
+
+
+@pytest.mark.parametrize("score, weights, unread", _NEVER_READ)
+def test_parameters_the_score_never_reads_are_refused(data, score, weights, unread):
+    # each was accepted and silently ignored (e.g. lam with LAC, tune_fraction with a fixed
+    # lam: no tuning split is made); the error names the parameter and the score
+    X, y, _, _ = data
+    kw = dict(conformity_score=score, random_state=0, **weights)
+    for name, value in unread.items():
+        with pytest.raises(ValueError, match=rf"{name}=.* no effect with "
+                                             rf"conformity_score='{score}'"):
+            SplitConformalClassifier(**kw, **{name: value}).fit(X[:300], y[:300])
+        cross = {k: v for k, v in unread.items() if k not in ("tune_fraction", "lam_grid")}
+        if name in cross:
+            with pytest.raises(ValueError, match=rf"{name}=.* no effect"):
+                CrossConformalClassifier(conformity_score=score, cv=3, **{name: value}).fit(
+                    X[:300], y[:300])
+    # and through calibrate, after set_params moved to a score that does not read them
+    fitted = SplitConformalClassifier(**kw).fit(X[:300], y[:300])
+    name, value = next(iter(unread.items()))
+    with pytest.raises(ValueError, match=rf"{name}=.* no effect"):
+        fitted.set_params(**{name: value}).calibrate(X[300:600], y[300:600])
+
+
+def test_the_score_parameters_are_accepted_where_they_are_read(data):
+    X, y, _, _ = data
+    for kw in ({"conformity_score": "socop", "k0": 2, "lam_grid": [0.0, 0.5],
+                "tune_fraction": 0.3},
+               {"conformity_score": "raps", "lam": 0.5, "k_reg": 2, "randomized_score": False},
+               {"conformity_score": "aps", "randomized_score": False}):
+        SplitConformalClassifier(random_state=0, **kw).fit(X[:300], y[:300])
+        cross = {k: v for k, v in kw.items() if k not in ("tune_fraction", "lam_grid")}
+        CrossConformalClassifier(cv=3, random_state=0, **cross).fit(X[:300], y[:300])

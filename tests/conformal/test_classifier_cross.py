@@ -95,6 +95,16 @@ def data():
     return X[:60], y[:60], X[60:]
 
 
+#: the score-specific parameters each score reads (the others are refused when set)
+_READS = {"lac": (), "topk": (), "socop": ("lam", "k0"), "aps": ("randomized_score",),
+          "raps": ("lam", "k_reg", "randomized_score")}
+
+
+def _score_params(score, **params):
+    """``params`` less those ``score`` never reads."""
+    return {k: v for k, v in params.items() if k in _READS[score]}
+
+
 # randomized_score only changes APS and RAPS
 @pytest.mark.parametrize("score, randomized", [("lac", True), ("topk", True), ("socop", True),
                                                ("aps", True), ("aps", False), ("raps", True),
@@ -103,8 +113,9 @@ def data():
 def test_crossval_sets_equal_brute_force(data, score, randomized, alpha):
     X, y, Xt = data
     clf = CrossConformalClassifier(LogisticRegression(), conformity_score=score, alpha=alpha,
-                                   cv=4, lam=0.2, k_reg=2, randomized_score=randomized,
-                                   random_state=1).fit(X, y)
+                                   cv=4, random_state=1,
+                                   **_score_params(score, lam=0.2, k_reg=2,
+                                                   randomized_score=randomized)).fit(X, y)
     # the out-of-fold scores are the public score functions of the fold models
     oof = np.empty((y.size, 4))
     for f, model in enumerate(clf.fold_estimators_):
@@ -119,8 +130,8 @@ def test_crossval_sets_equal_brute_force(data, score, randomized, alpha):
 @pytest.mark.parametrize("score", ["lac", "topk", "socop"])
 def test_calibration_scores_are_out_of_fold(data, score):
     X, y, _ = data
-    clf = CrossConformalClassifier(conformity_score=score, cv=3, lam=0.2,
-                                   random_state=2).fit(X, y)
+    clf = CrossConformalClassifier(conformity_score=score, cv=3, random_state=2,
+                                   **_score_params(score, lam=0.2)).fit(X, y)
     fn = _score_fn(score, 0.2)
     for f, model in enumerate(clf.fold_estimators_):
         rows = np.flatnonzero(clf.fold_of_ == f)
@@ -146,7 +157,9 @@ def test_cv_plus_counts_equal_loops_with_ties(n_folds, n, K, seed):
 def test_mean_aggregation_is_split_set_of_averaged_probabilities(data, score):
     X, y, Xt = data
     clf = CrossConformalClassifier(conformity_score=score, aggregation="mean", alpha=0.2, cv=3,
-                                   lam=0.2, randomized_score=False, random_state=3).fit(X, y)
+                                   random_state=3,
+                                   **_score_params(score, lam=0.2, randomized_score=False)
+                                   ).fit(X, y)
     n = y.size
     q = np.sort(clf.calib_scores_)[_rank(n, 0.2) - 1]
     p_bar = np.mean([m.predict_proba(Xt) for m in clf.fold_estimators_], axis=0)

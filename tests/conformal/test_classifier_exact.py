@@ -431,7 +431,8 @@ def test_parameter_errors(params, exc, name, shows, match):
 def test_valid_boundary_parameters_are_accepted():
     for params in ({"lam": 0.0}, {"k0": 0}, {"k_reg": 0, "conformity_score": "raps", "lam": 0.0},
                    {"lam_grid": [0.0]}, {"lam_grid": (0.0, 1.0)}, {"lam_grid": np.array([2.0])},
-                   {"randomized_score": np.bool_(False)}, {"mondrian": None}):
+                   {"randomized_score": np.bool_(False), "conformity_score": "aps"},
+                   {"mondrian": None}):
         _prefit(**{"alpha": 0.3, **params}).fit(X_CAL, Y_CAL)
 
 

@@ -29,6 +29,31 @@ def test_replication_outputs(data):
     assert out["curve|5.0|size"] <= out["curve|0.0|size"]
 
 
+def test_the_curve_calibrates_on_the_points_the_tuned_runs_calibrate_on(monkeypatch):
+    # the fixed-lam curve once passed tune_fraction, which a fixed lam never reads, so
+    # it calibrated on every point instead of the tuned runs' calibration share
+    from statlearn.conformal import SplitConformalClassifier
+
+    seen = []
+    real_fit = SplitConformalClassifier.fit
+
+    def fit(self, X, y):
+        real_fit(self, X, y)
+        seen.append((self.lam, self.n_calib_, self.calib_labels_.copy()))
+        return self
+
+    monkeypatch.setattr(SplitConformalClassifier, "fit", fit)
+    socop_replication({"data": "digits"}, np.random.default_rng(0))
+    tuned = [(n, labels) for lam, n, labels in seen if lam == "auto"]
+    curve = [(n, labels) for lam, n, labels in seen if lam != "auto"]
+    assert tuned and len(curve) == len(socop_module.DEFAULT_LAM_GRID)
+    n_tuned, labels_tuned = tuned[0]
+    assert n_tuned == 900 - 300
+    for n, labels in curve:
+        assert n == n_tuned
+        np.testing.assert_array_equal(labels, labels_tuned)
+
+
 def test_replication_rejects_unknown_data():
     with pytest.raises(ValueError, match="setting\\['data'\\] must be one of"):
         socop_replication({"data": "imagenet"}, np.random.default_rng(0))

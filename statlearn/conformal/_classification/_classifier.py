@@ -55,24 +55,26 @@ class SplitConformalClassifier(FitStateMixin, ClassifierMixin, BaseEstimator):
         Miscoverage level in (0, 1).
     lam : float or "auto", default="auto"
         Regularisation weight of the score: SOCOP's ``lambda`` or RAPS's
-        ``lambda_R``; ignored by the other scores. ``"auto"`` picks it on the
+        ``lambda_R``; refused (unless at its default) with the other scores.
+        ``"auto"`` picks it on the
         tuning split: for SOCOP the Kneedle knee of the (mean size,
         P(size > k0)) curve over ``lam_grid`` (fallback: the point nearest the
         origin of the normalised curve; a warning when the curve is flat or
         too coarse, or when ``lam = 0`` is chosen, see :func:`select_lambda`);
         for RAPS the grid value with the smallest mean set size.
     lam_grid : sequence of float, optional
-        Candidates for ``lam="auto"``. Defaults: SOCOP, a grid scaled to the
+        Candidates for ``lam="auto"`` (refused otherwise). Defaults: SOCOP, a grid scaled to the
         data, ``0`` and ``m / s_ref`` for ``m`` geometric in ``[1e-3, 10]``
         with ``s_ref`` the mean LAC set size on the tuning split
         (:func:`scaled_lam_grid`), so that it suits ten or a thousand classes
         alike; RAPS ``(0.001, 0.01, 0.1, 0.2, 0.5)``.
     k0 : int, default=1
-        SOCOP penalises sets larger than ``k0`` (1: singletons are the goal).
+        SOCOP penalises sets larger than ``k0`` (1: singletons are the goal);
+        refused (unless 1) with the other scores.
     k_reg : int or "auto", default="auto"
         RAPS: number of top ranks left unpenalised; ``"auto"`` uses the
         conformal ``1 - alpha`` quantile of the true labels' ranks on the
-        tuning split.
+        tuning split. Refused (unless ``"auto"``) with the other scores.
     randomized_score : bool, default=True
         APS and RAPS add ``U * p_y`` (``U ~ Unif(0, 1)``) instead of ``p_y``
         (Romano et al., 2020). With ``False`` the calibration score is the
@@ -80,7 +82,8 @@ class SplitConformalClassifier(FitStateMixin, ClassifierMixin, BaseEstimator):
         the most probable labels up to and including the first one whose
         cumulative score reaches the threshold (the label at which the mass
         crosses it is kept, as in MAPIE's ``include_last_label=True``), so
-        deterministic APS/RAPS sets are never empty.
+        deterministic APS/RAPS sets are never empty. Refused (unless True)
+        with the other scores.
     prefit : bool, default=False
         ``estimator`` is already fitted; ``fit`` only calibrates.
     calib_size : float, default=0.3
@@ -88,7 +91,7 @@ class SplitConformalClassifier(FitStateMixin, ClassifierMixin, BaseEstimator):
         ``prefit=False``.
     tune_fraction : float, default=0.2
         Fraction of the calibration data used to choose ``lam``/``k_reg``
-        when they are ``"auto"``.
+        when they are ``"auto"`` (refused, unless 0.2, when nothing is chosen).
     mondrian : {None, "class"}, default=None
         ``"class"``: class-conditional (Mondrian) calibration, one threshold
         per label from the calibration points of that class; coverage then
@@ -268,6 +271,7 @@ class SplitConformalClassifier(FitStateMixin, ClassifierMixin, BaseEstimator):
         """
         self.__dict__.pop("_model_record_", None)  # a failed fit leaves no model to recalibrate
         self._check_lam_grid()
+        SCORES[self.conformity_score].refuse_unread(self)
         X, y, n = fit_inputs(self, X, y, _check_labels_y)
         rng = check_rng(self.random_state)
         if self.prefit:
@@ -355,6 +359,7 @@ class SplitConformalClassifier(FitStateMixin, ClassifierMixin, BaseEstimator):
         return idx.astype(np.int64)
 
     def _calibrate(self, X, y, rng):
+        SCORES[self.conformity_score].refuse_unread(self)  # calibrate may follow set_params
         n = _num_samples(X)
         same_rows(n, y)
         if n < 1:
@@ -377,9 +382,7 @@ class SplitConformalClassifier(FitStateMixin, ClassifierMixin, BaseEstimator):
             if n < 2:
                 raise ValueError("choosing lam/k_reg automatically needs at least 2 "
                                  "calibration samples; pass fixed values instead.")
-            n_tune = min(n - 1, max(1, int(round(self.tune_fraction * n))))
-            perm = rng.permutation(n)
-            tune, cal = np.sort(perm[:n_tune]), np.sort(perm[n_tune:])
+            tune, cal = tuning_split(n, self.tune_fraction, rng)
             fitted = score.tune(self, proba[tune], labels[tune], rng, self.mondrian_)
         else:
             fitted = score.fixed_weights(self)
@@ -530,6 +533,27 @@ class SplitConformalClassifier(FitStateMixin, ClassifierMixin, BaseEstimator):
     def _statlearn_test_instances(cls):
         return [cls(random_state=0),
                 cls(conformity_score="aps", randomized_score=False, random_state=0)]
+
+
+def tuning_split(n, tune_fraction, rng):
+    """The tuning and calibration positions of ``n`` calibration points (sorted).
+
+    ``round(tune_fraction * n)`` points (at least 1, at most ``n - 1``) drawn by
+    one permutation from ``rng`` choose the ``"auto"`` weights; the rest set the
+    threshold. This is the split :class:`SplitConformalClassifier` makes, first
+    thing, with the generator of its ``random_state``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from statlearn.conformal._classification._classifier import tuning_split
+    >>> tune, cal = tuning_split(10, 0.2, np.random.default_rng(0))
+    >>> tune.size, cal.size, sorted(np.concatenate([tune, cal]).tolist()) == list(range(10))
+    (2, 8, True)
+    """
+    n_tune = min(n - 1, max(1, int(round(tune_fraction * n))))
+    perm = rng.permutation(n)
+    return np.sort(perm[:n_tune]), np.sort(perm[n_tune:])
 
 
 def _check_labels_y(y, name="y", targets=True):

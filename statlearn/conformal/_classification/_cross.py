@@ -133,7 +133,8 @@ class CrossConformalClassifier(FitStateMixin, ClassifierMixin, BaseEstimator):
         How the fold models are combined at prediction time (see above).
     lam : float, default=0.1
         SOCOP's ``lambda`` or RAPS's ``lambda_R`` (fixed: no tuning split);
-        ignored by the other scores.
+        refused (unless at its default) with the other scores, as are ``k0``,
+        ``k_reg`` and ``randomized_score`` with the scores that do not read them.
     k0 : int, default=1
         SOCOP penalises sets larger than ``k0``.
     k_reg : int, default=1
@@ -273,6 +274,7 @@ class CrossConformalClassifier(FitStateMixin, ClassifierMixin, BaseEstimator):
         -------
         self
         """
+        SCORES[self.conformity_score].refuse_unread(self)
         X, y, n = fit_inputs(self, X, y, _check_labels_y)
         if n < 2:
             raise ValueError(f"cross-conformal sets need at least 2 samples, got "

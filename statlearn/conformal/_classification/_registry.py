@@ -11,7 +11,10 @@ the score's entry here, which gives
   (APS, RAPS with ``randomized_score=True``),
 * ``weights``: the estimator parameters the score reads (``lam``, ``k_reg``),
   each a number or ``"auto"``, fitted as ``lam_``, ``k_reg_``,
-* ``tune``: how the ``"auto"`` weights are chosen on a tuning split.
+* ``tune``: how the ``"auto"`` weights are chosen on a tuning split,
+* ``reads``: the other estimator parameters the score reads (``k0``,
+  ``randomized_score``); the score-specific parameters it does not read are
+  refused when set (:meth:`ClassificationScore.refuse_unread`).
 
 A new score is one more entry (and its functions in a module of its own).
 """
@@ -24,6 +27,7 @@ from dataclasses import dataclass
 import array_api_compat.numpy
 import numpy as np
 
+from ...base import _refuse_inactive_params
 from .. import _kernels
 from ._baselines import _aps, _aps_sets, _lac, _raps, _topk, tune_raps
 from ._parallel import run_rows
@@ -34,6 +38,8 @@ __all__ = ["SCORES", "ClassificationScore"]
 _NP = array_api_compat.numpy
 #: how each weight parameter is read when it is a number
 _WEIGHT_TYPES = {"lam": float, "k_reg": int}
+#: the estimator parameters that only some scores read
+_SCORE_PARAMS = ("lam", "k0", "k_reg", "randomized_score")
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +69,9 @@ class ClassificationScore:
     tune : callable or None
         ``tune(est, proba, labels, rng, mondrian)``: the fitted weights, as a
         dict of attributes (``lam_``, ``k_reg_``, ``lam_selection_``).
+    reads : tuple of str
+        The other estimator parameters the score reads (``"k0"``,
+        ``"randomized_score"``).
 
     Examples
     --------
@@ -79,6 +88,27 @@ class ClassificationScore:
     draws_u: bool = False
     weights: tuple = ()
     tune: Callable | None = None
+    reads: tuple = ()
+
+    def refuse_unread(self, est):
+        """Refuse the parameters of ``est`` this score never reads, unless at their defaults.
+
+        Of ``lam``, ``k0``, ``k_reg`` and ``randomized_score``, those outside
+        :attr:`weights` and :attr:`reads`; and, where ``est`` has them,
+        ``tune_fraction`` unless a weight is ``"auto"`` and ``lam_grid`` unless
+        ``lam`` is (they only serve the choice of the weights).
+        """
+        why = f"with conformity_score={self.name!r}"
+        read = set(self.weights) | set(self.reads)
+        _refuse_inactive_params(est, [p for p in _SCORE_PARAMS
+                                      if p not in read and hasattr(est, p)], why)
+        if hasattr(est, "tune_fraction") and not self.needs_tuning(est):
+            _refuse_inactive_params(est, ("tune_fraction",), why + " when no weight is "
+                                    "'auto' (it sizes the split that chooses them)")
+        if hasattr(est, "lam_grid") and not ("lam" in self.weights
+                                             and isinstance(est.lam, str)):
+            _refuse_inactive_params(est, ("lam_grid",), why + " unless lam='auto' (it holds "
+                                    "the candidates for lam)")
 
     def needs_tuning(self, est):
         """Whether one of the score's weights is ``"auto"`` for ``est``."""
@@ -150,10 +180,11 @@ def _tune_raps(est, proba, labels, rng, mondrian):
 #: order its ``conformity_score`` options are listed.
 SCORES = {s.name: s for s in (
     ClassificationScore("socop", _socop_label_scores, _socop_set_mask, weights=("lam",),
-                        tune=_tune_socop),
+                        tune=_tune_socop, reads=("k0",)),
     ClassificationScore("lac", _lac_label_scores, _lac_set_mask),
-    ClassificationScore("aps", _aps_label_scores, _aps_set_mask, draws_u=True),
+    ClassificationScore("aps", _aps_label_scores, _aps_set_mask, draws_u=True,
+                        reads=("randomized_score",)),
     ClassificationScore("raps", _raps_label_scores, _raps_set_mask, draws_u=True,
-                        weights=("lam", "k_reg"), tune=_tune_raps),
+                        weights=("lam", "k_reg"), tune=_tune_raps, reads=("randomized_score",)),
     ClassificationScore("topk", _topk_label_scores, _topk_set_mask),
 )}
