@@ -121,8 +121,9 @@ def bench_online(n, m, aci, repeat):
     X, y, w = make_data(n, m, seed=1)
     est = FixedLinear(w) if aci else Ridge()
     method = "aci" if aci else "enbpi"
+    kw = {"gamma": GAMMA} if aci else {}  # the step size is read by ACI only
     ours_fit = TimeSeriesRegressor(est, method=method, resampler=_bb(), symmetric=False,
-                                   alpha=ALPHA, gamma=GAMMA).fit(X[:n], y[:n])
+                                   alpha=ALPHA, **kw).fit(X[:n], y[:n])
     theirs_fit = _mapie(method, est).fit(X[:n], y[:n])
     import copy
 

@@ -248,10 +248,12 @@ def test_not_fitted_and_stale():
                                                    r"resampler"),
     ({"resampler": KFold(3), "block_length": 4}, r"block_length=4 has no effect with a "
                                                  r"resampler"),
+    ({"resampler": KFold(3), "random_state": 0}, r"random_state=0 has no effect with a "
+                                                 r"resampler"),
 ])
 def test_a_parameter_the_method_never_reads_is_refused(kwargs, message):
     # accepted and silently ignored before: gamma with EnbPI or AgACI, gammas outside
-    # AgACI, the bootstrap's size and block length next to a user resampler
+    # AgACI, the bootstrap's size, block length and seed next to a user resampler
     rng = np.random.default_rng(0)
     X = rng.normal(size=(60, 2))
     y = X[:, 0] + 0.1 * rng.normal(size=60)

@@ -171,7 +171,8 @@ class TimeSeriesRegressor(_WrappedModelTags, FitStateMixin, RegressorMixin,
     n_jobs : int or None, default=None
         Bootstrap models fitted in parallel (joblib semantics).
     random_state : None, int, numpy.random.Generator or RandomState
-        Draws the bootstrap resamples.
+        Draws the bootstrap resamples (refused next to a ``resampler``, which
+        draws its own).
 
     Attributes
     ----------
@@ -302,8 +303,9 @@ class TimeSeriesRegressor(_WrappedModelTags, FitStateMixin, RegressorMixin,
             _refuse_inactive_params(self, ("gammas",), f"with method={self.method!r} (the "
                                     "grid of method='agaci')")
         if self.resampler is not None:
-            _refuse_inactive_params(self, ("n_resamplings", "block_length"),
-                                    "with a resampler (its split gives the training sets)")
+            _refuse_inactive_params(self, ("n_resamplings", "block_length", "random_state"),
+                                    "with a resampler (its split gives the training sets; "
+                                    "seed the resampler itself)")
         gammas = _check_gammas(self.gammas) if self.method == "agaci" else None
         X, y, n = fit_inputs(self, X, y, _check_target)
         if n < 2:
