@@ -13,8 +13,9 @@ of ``MSE(method) / MSE(best candidate)`` (the best candidate chosen with the
 truth, per seed), the ratio of the mean MSEs and the share of seeds where the
 learner beats the best candidate.
 
-Run ``python benchmarks/bench_hte_aggregation.py`` (20 seeds) or
-``--seeds 3``; ``--out file.csv`` keeps the per-seed numbers.
+Run ``python benchmarks/bench_hte_aggregation.py`` (20 seeds), ``--seeds 3``, or
+``--quick`` (3 seeds, as ``run_all.py`` runs it); ``--out file.csv`` keeps the
+per-seed numbers.
 """
 
 from __future__ import annotations
@@ -38,7 +39,10 @@ def main(argv=None):
     parser.add_argument("--seeds", type=int, default=20)
     parser.add_argument("--out", default=None)
     parser.add_argument("--data", nargs="*", default=list(AGG_DATA))
+    parser.add_argument("--quick", action="store_true", help="3 seeds")
     args = parser.parse_args(argv)
+    if args.quick:
+        args.seeds = min(args.seeds, 3)
     rows = []
     t0 = time.perf_counter()
     for data in args.data:
