@@ -23,9 +23,9 @@ right-hand sides against the stored Cholesky factor) is
 :func:`forward_solve_rows`: LAPACK's ``trtrs`` runs it on the one BLAS thread
 the request allows, while this kernel gives each thread a share of the
 right-hand sides and, for two rows of ``L`` at a time, takes the dot products
-with up to four right-hand sides while those rows are in registers, the last one
-to three of a share in one block (``L`` is read once per block of four instead
-of once per right-hand side). Its
+with up to five right-hand sides while those rows are in registers (blocks of
+five, then four, the last one to three of a share in one block: ``L`` is read
+once per block instead of once per right-hand side). Its
 NumPy twin is the LAPACK solve itself (:func:`~._linalg.solve_lower`).
 """
 
@@ -248,6 +248,49 @@ _FM = {"reassoc", "contract"}
 
 
 @jit(fastmath=_FM, inline="always")
+def _two_rows_five(L, XT, i, c, d0, d1, l10):  # pragma: no cover
+    """Rows ``i, i + 1`` of ``L X = B`` for the right-hand sides ``c .. c + 4``.
+
+    Ten sums: seven loads per ten multiply-adds (four right-hand sides take six
+    per eight), and enough independent sums to cover the multiply-add latency.
+    """
+    s00 = s01 = s02 = s03 = s04 = s10 = s11 = s12 = s13 = s14 = 0.0
+    for j in range(i):
+        a = L[i, j]
+        b = L[i + 1, j]
+        x0 = XT[c, j]
+        s00 += a * x0
+        s10 += b * x0
+        x1 = XT[c + 1, j]
+        s01 += a * x1
+        s11 += b * x1
+        x2 = XT[c + 2, j]
+        s02 += a * x2
+        s12 += b * x2
+        x3 = XT[c + 3, j]
+        s03 += a * x3
+        s13 += b * x3
+        x4 = XT[c + 4, j]
+        s04 += a * x4
+        s14 += b * x4
+    y0 = (XT[c, i] - s00) * d0
+    y1 = (XT[c + 1, i] - s01) * d0
+    y2 = (XT[c + 2, i] - s02) * d0
+    y3 = (XT[c + 3, i] - s03) * d0
+    y4 = (XT[c + 4, i] - s04) * d0
+    XT[c, i] = y0
+    XT[c + 1, i] = y1
+    XT[c + 2, i] = y2
+    XT[c + 3, i] = y3
+    XT[c + 4, i] = y4
+    XT[c, i + 1] = (XT[c, i + 1] - s10 - l10 * y0) * d1
+    XT[c + 1, i + 1] = (XT[c + 1, i + 1] - s11 - l10 * y1) * d1
+    XT[c + 2, i + 1] = (XT[c + 2, i + 1] - s12 - l10 * y2) * d1
+    XT[c + 3, i + 1] = (XT[c + 3, i + 1] - s13 - l10 * y3) * d1
+    XT[c + 4, i + 1] = (XT[c + 4, i + 1] - s14 - l10 * y4) * d1
+
+
+@jit(fastmath=_FM, inline="always")
 def _two_rows_four(L, XT, i, c, d0, d1, l10):  # pragma: no cover
     """Rows ``i, i + 1`` of ``L X = B`` for the right-hand sides ``c .. c + 3``."""
     s00 = s01 = s02 = s03 = s10 = s11 = s12 = s13 = 0.0
@@ -343,45 +386,67 @@ def _two_rows_one(L, XT, i, c, d0, d1, l10):  # pragma: no cover
 
 @jit(fastmath=_FM)
 def _forward_share(L, XT, lo, hi):  # pragma: no cover
-    """Solve ``L X = B`` in place for the right-hand sides ``lo .. hi - 1`` (rows of ``XT``)."""
+    """Solve ``L X = B`` in place for the right-hand sides ``lo .. hi - 1`` (rows of ``XT``).
+
+    Returns False, at the first zero on the diagonal of ``L``, when there is one.
+    """
     p = L.shape[0]
     i = 0
     while i + 1 < p:
+        if L[i, i] == 0.0 or L[i + 1, i + 1] == 0.0:
+            return False
         d0 = 1.0 / L[i, i]
         d1 = 1.0 / L[i + 1, i + 1]
         l10 = L[i + 1, i]
+        # blocks of five right-hand sides while at least nine (or exactly five) are
+        # left, then blocks of four, then the last one to three in one block: a share
+        # of five (m = 10 on two threads) reads rows i, i + 1 of L once
         c = lo
-        while c + 4 <= hi:
-            _two_rows_four(L, XT, i, c, d0, d1, l10)
-            c += 4
-        # the last one to three right-hand sides in one block: rows i, i + 1 of L are
-        # read once more per share at most
-        rest = hi - c
-        if rest == 3:
-            _two_rows_three(L, XT, i, c, d0, d1, l10)
-        elif rest == 2:
-            _two_rows_two(L, XT, i, c, d0, d1, l10)
-        elif rest == 1:
-            _two_rows_one(L, XT, i, c, d0, d1, l10)
+        while c < hi:
+            rest = hi - c
+            if rest == 5 or rest >= 9:
+                _two_rows_five(L, XT, i, c, d0, d1, l10)
+                c += 5
+            elif rest >= 4:
+                _two_rows_four(L, XT, i, c, d0, d1, l10)
+                c += 4
+            elif rest == 3:
+                _two_rows_three(L, XT, i, c, d0, d1, l10)
+                c += 3
+            elif rest == 2:
+                _two_rows_two(L, XT, i, c, d0, d1, l10)
+                c += 2
+            else:
+                _two_rows_one(L, XT, i, c, d0, d1, l10)
+                c += 1
         i += 2
     if i < p:  # the last row of an odd p
+        if L[i, i] == 0.0:
+            return False
         d0 = 1.0 / L[i, i]
         for c in range(lo, hi):
             s = 0.0
             for j in range(i):
                 s += L[i, j] * XT[c, j]
             XT[c, i] = (XT[c, i] - s) * d0
+    return True
 
 
 @jit(parallel=True, cache=True)
 def _forward_solve_shares(L, XT, n_shares):  # pragma: no cover
+    """False when a share met a zero on the diagonal of ``L`` (read there, not before)."""
     k = XT.shape[0]
     size = (k + n_shares - 1) // n_shares
+    ok = np.ones(n_shares, dtype=np.bool_)
     for t in prange(n_shares):
         lo = t * size
         hi = min(k, lo + size)
         if lo < hi:
-            _forward_share(L, XT, lo, hi)
+            ok[t] = _forward_share(L, XT, lo, hi)
+    for t in range(n_shares):
+        if not ok[t]:
+            return False
+    return True
 
 
 def forward_solve_rows(L, B, n_threads):
@@ -403,6 +468,12 @@ def forward_solve_rows(L, B, n_threads):
         The solution (an F-ordered array), equal to LAPACK's up to rounding:
         each row's dot products are summed in a different order.
 
+    Raises
+    ------
+    numpy.linalg.LinAlgError
+        If the diagonal of ``L`` holds a zero (found as the solve reaches it, so
+        the diagonal is not read beforehand, a strided pass over ``L``).
+
     Examples
     --------
     >>> import numpy as np
@@ -417,8 +488,11 @@ def forward_solve_rows(L, B, n_threads):
     """
     XT = np.array(B.T, dtype=np.float64, order="C", copy=True)
     if NUMBA_ENABLED:
-        _forward_solve_shares(L, XT, max(1, min(int(n_threads), XT.shape[0])))
+        ok = _forward_solve_shares(L, XT, max(1, min(int(n_threads), XT.shape[0])))
     else:  # pragma: no cover - the dispatcher sends no work here without Numba
-        for i in range(L.shape[0]):
+        ok = bool(np.all(np.diagonal(L)))
+        for i in range(L.shape[0] if ok else 0):
             XT[:, i] = (XT[:, i] - XT[:, :i] @ L[i, :i]) / L[i, i]
+    if not ok:
+        raise np.linalg.LinAlgError("triangular solve failed (zero on the diagonal).")
     return XT.T

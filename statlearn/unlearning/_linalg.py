@@ -99,8 +99,7 @@ def solve_lower(L, B, xp, trans=False):
         if not trans and _threaded_forward(L, B):
             from ._kernels import forward_solve_rows
 
-            if not np.all(np.diagonal(L)):
-                raise np.linalg.LinAlgError("triangular solve failed (zero on the diagonal).")
+            # raises LinAlgError at a zero on the diagonal
             return forward_solve_rows(L, B, _nb._numba.get_num_threads())
         # LAPACK's trtrs directly (what scipy.linalg.solve_triangular calls, without its
         # per-call wrapper overhead); a C-ordered L is passed as the F-ordered upper L^T

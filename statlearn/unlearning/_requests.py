@@ -55,17 +55,20 @@ def check_removal_indices(indices, removed, name="indices"):
             raise TypeError(f"{name} must hold integer positions or be a boolean mask, got "
                             f"dtype {arr.dtype}.")
     arr = arr.astype(np.intp)
-    if np.any(arr < 0) or np.any(arr >= n):
+    # one sort gives the range (its ends) and the repeats (equal neighbours): a request
+    # runs on caches that the data just evicted, so the checks are kept to a few calls
+    srt = np.sort(arr)
+    if srt[0] < 0 or srt[-1] >= n:
         bad = arr[(arr < 0) | (arr >= n)][:5].tolist()
         raise ValueError(f"{name} must lie in [0, {n - 1}] (rows seen by fit), got {bad}.")
-    uniq, counts = np.unique(arr, return_counts=True)
-    if np.any(counts > 1):
+    repeated = srt[1:] == srt[:-1]
+    if repeated.any():
         raise ValueError(f"{name} must not repeat a row; duplicated: "
-                         f"{uniq[counts > 1][:5].tolist()}.")
-    already = arr[removed[arr]]
-    if already.size:
+                         f"{np.unique(srt[1:][repeated])[:5].tolist()}.")
+    hit = removed[arr]
+    if hit.any():
         raise ValueError(f"{name} includes rows already removed by an earlier request: "
-                         f"{already[:5].tolist()}.")
+                         f"{arr[hit][:5].tolist()}.")
     return arr
 
 

@@ -122,3 +122,18 @@ def test_index_errors_name_the_argument():
            match=r"must lie in .* \(rows seen by fit\)")
     raises(lambda: est.retrain_reference([0, 0]), ValueError, names="indices", shows="[0]",
            match=r"must not repeat a row; ")
+
+
+def test_index_errors_list_the_offending_rows():
+    # the rows out of range in the order given, each repeated row once (sorted), the rows
+    # removed before in the order given: a check that misread any of them would list others
+    X, y, _ = make_glm_data(30, 3, random_state=0)
+    est = NewtonUnlearner(fit_intercept=False, noise=None).fit(X, y)
+    raises(lambda: est.unlearn([31, 2, -1, 30]), ValueError, names="indices",
+           shows="got [31, -1, 30].")
+    raises(lambda: est.unlearn([9, 4, 9, 4, 4, 1]), ValueError, names="indices",
+           shows="duplicated: [4, 9].")
+    est.unlearn([8, 3])
+    raises(lambda: est.unlearn([5, 8, 0, 3]), ValueError, names="indices",
+           shows="earlier request: [8, 3].")
+    assert est.removed_.sum() == 2  # the refused requests removed nothing

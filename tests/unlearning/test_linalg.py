@@ -103,12 +103,12 @@ def test_newton_solver_reaches_its_tolerance_below_objective_resolution(seed):
 
 # ------------------------------------------------- threaded forward solve (Numba)
 @pytest.mark.parametrize("p", [1, 2, 7, 64, 501])
-@pytest.mark.parametrize("k", [1, 2, 3, 5, 6, 7, 11, 13])
+@pytest.mark.parametrize("k", [1, 2, 3, 5, 6, 7, 9, 10, 11, 13])
 @pytest.mark.parametrize("n_threads", [1, 2, 3])
 def test_forward_solve_rows_matches_lapack(p, k, n_threads):
-    # every path of the kernel: odd/even p (last lone row), blocks of four and the last
-    # blocks of three, two and one right-hand sides (k = 3, 6, 7 on one thread; 11 on two),
-    # shares of unequal size and more shares than right-hand sides
+    # every path of the kernel: odd/even p (last lone row), blocks of five and four and the
+    # last blocks of three, two and one right-hand sides (k = 5, 9, 10 and 3, 6, 7 on one
+    # thread; 10, 11 on two), shares of unequal size and more shares than right-hand sides
     from scipy.linalg import solve_triangular
 
     from statlearn.unlearning._kernels import forward_solve_rows
@@ -163,5 +163,14 @@ def test_threaded_forward_solve_refuses_a_zero_diagonal():
     L[300, 300] = 0.0
     with pytest.raises(np.linalg.LinAlgError, match="triangular solve failed"):
         solve_lower(L, np.ones((p, 3)), npx)
+    # the kernel itself, on every share: a zero at the last row of an odd p, and in a share
+    # that is not the first
+    from statlearn.unlearning._kernels import forward_solve_rows
+
+    for q, row, k, threads in ((601, 600, 3, 1), (600, 599, 7, 2), (600, 1, 10, 3)):
+        Lz = np.eye(q)
+        Lz[row, row] = 0.0
+        with pytest.raises(np.linalg.LinAlgError, match="zero on the diagonal"):
+            forward_solve_rows(Lz, np.ones((q, k)), threads)
     with pytest.raises(np.linalg.LinAlgError, match="triangular solve failed"):
         solve_lower(L, np.ones(p), npx)  # the LAPACK path (one right-hand side) too
