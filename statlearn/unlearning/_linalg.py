@@ -13,6 +13,7 @@ import warnings
 
 import numpy as np
 from array_api_compat import is_cupy_namespace, is_numpy_namespace
+from scipy.linalg import lapack as _lapack
 
 from ..utils import NUMBA_ENABLED
 from ..utils import _numba as _nb
@@ -27,6 +28,11 @@ __all__ = [
     "woodbury_downdate_apply",
     "woodbury_downdate_solve",
 ]
+
+
+#: the double-precision triangular solve, looked up once (the lookup by dtype costs more
+#: than the solve of a small system)
+_dtrtrs = _lapack.dtrtrs
 
 
 class CholeskyError(np.linalg.LinAlgError):
@@ -103,9 +109,12 @@ def solve_lower(L, B, xp, trans=False):
             return forward_solve_rows(L, B, _nb._numba.get_num_threads())
         # LAPACK's trtrs directly (what scipy.linalg.solve_triangular calls, without its
         # per-call wrapper overhead); a C-ordered L is passed as the F-ordered upper L^T
-        from scipy.linalg.lapack import get_lapack_funcs
+        if L.dtype == np.float64 and B.dtype == np.float64:
+            trtrs = _dtrtrs
+        else:
+            from scipy.linalg.lapack import get_lapack_funcs
 
-        (trtrs,) = get_lapack_funcs(("trtrs",), (L, B))
+            (trtrs,) = get_lapack_funcs(("trtrs",), (L, B))
         if L.flags.f_contiguous:
             x, info = trtrs(L, B, lower=1, trans=1 if trans else 0)
         else:

@@ -257,19 +257,36 @@ class Mechanism:
         # g = g_base - X_m^T l'_m: the kept gradient before the request minus the rows
         # removed now (g_base = 0 at an assumed optimum), or one pass over the kept rows
         g_base, X_m, d1 = None, None, None
+        use_stored = (est.hessian_cholesky_ is not None and step == 0)
+        # the rows removed by every request so far (U's rows), gathered once: when they
+        # are the rows removed now (the first request), X_m is a permutation of them,
+        # and at the fit point their l' and l'' come from one evaluation
+        X_r = y_r = z_r = pos = None
+        if use_stored:
+            X_r, y_r = est._take(removed_all)
+            z_r = X_r @ est._beta_fit
         if cfg.assume_optimal and step == 0 or state is not None and state[0] is beta:
             if not cfg.assume_optimal:
                 g_base = state[1]
-            X_m, y_m = est._take(removed_now)
-            d1, _ = loss_derivatives(y_m, X_m @ beta, cfg.loss, xp)
+            if X_r is not None and removed_now.size == removed_all.size:
+                pos = asarray_like(np.searchsorted(removed_all, removed_now).astype(np.int64),
+                                   X_r, dtype=xp.int64)
+                X_m, y_m = xp.take(X_r, pos, axis=0), xp.take(y_r, pos, axis=0)
+            else:
+                X_m, y_m = est._take(removed_now)
+            at_fit = beta is est._beta_fit and pos is not None
+            d1, d2_r = loss_derivatives(y_r if at_fit else y_m, z_r if at_fit else X_m @ beta,
+                                        cfg.loss, xp)
+            if at_fit:
+                d1 = xp.take(d1, pos, axis=0)
             g = -(X_m.T @ d1) if g_base is None else g_base - X_m.T @ d1
         else:
             g = g_base = ret.gradient(beta)
-        use_stored = (est.hessian_cholesky_ is not None and step == 0)
+            at_fit = False
         if use_stored:
-            X_r, y_r = est._take(removed_all)
-            _, d2 = loss_derivatives(y_r, X_r @ est._beta_fit, cfg.loss, xp)
-            s = xp.expand_dims(xp.sqrt(d2), axis=1)
+            if not at_fit:
+                _, d2_r = loss_derivatives(y_r, z_r, cfg.loss, xp)
+            s = xp.expand_dims(xp.sqrt(d2_r), axis=1)
             U = s * X_r
             Z = getattr(est, "influence_", None)
             try:
