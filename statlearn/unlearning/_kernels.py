@@ -36,7 +36,7 @@ import numpy as np
 from ..utils import NUMBA_ENABLED, jit, prange
 from ._losses import loss_derivatives
 
-__all__ = ["downdated_gradient", "forward_solve_rows", "retained_gradient"]
+__all__ = ["downdated_gradient", "forward_solve_rows", "retained_gradient", "woodbury_rest"]
 
 #: rows per block of the NumPy one-pass gradient: about 1 MB of ``X`` (kept in cache)
 _BLOCK_BYTES = 1 << 20
@@ -496,3 +496,111 @@ def forward_solve_rows(L, B, n_threads):
     if not ok:
         raise np.linalg.LinAlgError("triangular solve failed (zero on the diagonal).")
     return XT.T
+
+
+# ------------------------------------------------------- rest of the Woodbury solve
+@jit(cache=True, fastmath=_FM)
+def _woodbury_rest(L, WT, t0, c, has_c, x):  # pragma: no cover
+    """Fill ``x`` with the rest of :func:`woodbury_rest`; returns its status code."""
+    m, p = WT.shape
+    for j in range(p):
+        x[j] = t0[j]
+    if has_c:
+        for a in range(m):
+            ca = c[a]
+            for j in range(p):
+                x[j] -= ca * WT[a, j]
+    # C = I - W^T W, lower Cholesky factor in place
+    C = np.empty((m, m))
+    for a in range(m):
+        for b in range(a + 1):
+            s = 0.0
+            for j in range(p):
+                s += WT[a, j] * WT[b, j]
+            C[a, b] = (1.0 if a == b else 0.0) - s
+    for a in range(m):
+        for b in range(a + 1):
+            s = C[a, b]
+            for q in range(b):
+                s -= C[a, q] * C[b, q]
+            if a == b:
+                if not (s > 0.0 and s < np.inf):  # NaN fails too
+                    return 1
+                C[a, a] = np.sqrt(s)
+            else:
+                C[a, b] = s / C[b, b]
+    # y = C^{-1} W^T t by the two triangular solves with the factor
+    y = np.empty(m)
+    for a in range(m):
+        s = 0.0
+        for j in range(p):
+            s += WT[a, j] * x[j]
+        for q in range(a):
+            s -= C[a, q] * y[q]
+        y[a] = s / C[a, a]
+    for a in range(m - 1, -1, -1):
+        s = y[a]
+        for q in range(a + 1, m):
+            s -= C[q, a] * y[q]
+        y[a] = s / C[a, a]
+    # z = t + W y, then L^T x = z from the last row of L up (each row read once, in order)
+    for a in range(m):
+        ya = y[a]
+        for j in range(p):
+            x[j] += ya * WT[a, j]
+    for j in range(p - 1, -1, -1):
+        d = L[j, j]
+        if d == 0.0:
+            return 2
+        xj = x[j] / d
+        x[j] = xj
+        for i in range(j):
+            x[i] -= xj * L[j, i]
+    return 0
+
+
+def woodbury_rest(L, WT, t0, c=None):
+    """The Woodbury downdate solve after its forward solve, in one compiled pass.
+
+    With ``W = L^{-1} U^T`` (given as its transpose ``WT``, ``m x p``, C-ordered),
+    ``t = t0 - W c`` (or ``t0``), this returns
+    ``x = L^{-T} (t + W (I_m - W^T W)^{-1} W^T t)``, the solution of
+    ``(L L^T - U^T U) x = L t`` (:func:`~._linalg.woodbury_downdate_solve`): the
+    ``m x m`` matrix, its Cholesky factor, the two small solves and the solve
+    with ``L^T`` (one single-threaded pass over the rows of the C-ordered ``L``)
+    without a call per step.
+
+    Parameters
+    ----------
+    L : ndarray of shape (p, p)
+        C-ordered float64 lower Cholesky factor.
+    WT : ndarray of shape (m, p)
+        C-ordered ``(L^{-1} U^T)^T``.
+    t0 : ndarray of shape (p,)
+    c : ndarray of shape (m,), optional
+
+    Returns
+    -------
+    x : ndarray of shape (p,)
+    status : int
+        0, or 1 when ``I_m - W^T W`` is not numerically positive definite, or 2
+        when the diagonal of ``L`` holds a zero (``x`` is then not the solution).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from statlearn.unlearning._kernels import woodbury_rest
+    >>> rng = np.random.default_rng(0)
+    >>> A = rng.standard_normal((40, 6)); H = A.T @ A + np.eye(6)
+    >>> L, U, v = np.linalg.cholesky(H), 0.5 * A[:3], rng.standard_normal(6)
+    >>> WT = np.linalg.solve(L, U.T).T.copy()
+    >>> x, status = woodbury_rest(L, WT, np.linalg.solve(L, v))
+    >>> status, bool(np.allclose((H - U.T @ U) @ x, v))
+    (0, True)
+    """
+    x = np.empty(L.shape[0])
+    has_c = c is not None
+    status = _woodbury_rest(L, WT, np.ascontiguousarray(t0, dtype=np.float64),
+                            np.ascontiguousarray(c if has_c else t0[:0], dtype=np.float64),
+                            has_c, x)
+    return x, int(status)

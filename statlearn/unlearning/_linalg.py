@@ -93,10 +93,15 @@ _THREADED_MAX_K = 64
 
 
 def _threaded_forward(L, B):
-    return (NUMBA_ENABLED and B.ndim == 2 and 2 <= B.shape[1] <= _THREADED_MAX_K
+    return (B.ndim == 2 and isinstance(B, np.ndarray) and B.dtype == np.float64
+            and _threaded_factor(L, B.shape[1]))
+
+
+def _threaded_factor(L, k):
+    """Whether the threaded forward solve runs for ``L`` and ``k`` right-hand sides."""
+    return (NUMBA_ENABLED and 2 <= k <= _THREADED_MAX_K and isinstance(L, np.ndarray)
             and L.shape[0] >= _THREADED_MIN_P and L.dtype == np.float64
-            and B.dtype == np.float64 and L.flags.c_contiguous
-            and isinstance(L, np.ndarray) and isinstance(B, np.ndarray))
+            and L.flags.c_contiguous)
 
 
 def solve_lower(L, B, xp, trans=False):
@@ -151,6 +156,11 @@ def woodbury_downdate_solve(L, U, v, xp, *, split=None):
     already known (``v`` is then not read): ``t = t0 - W c`` follows from ``W``,
     so the triangular solve has only the ``m`` right-hand sides ``U^T``.
 
+    On NumPy float64 data where the threaded forward solve runs
+    (:func:`._kernels.forward_solve_rows`), the rest, from ``W`` to ``x``, is one
+    compiled call (:func:`._kernels.woodbury_rest`); elsewhere it is the array
+    operations below. The two agree up to rounding.
+
     Raises :class:`CholeskyError` if ``I_m - W^T W`` is not numerically
     positive definite (the caller then assembles the Hessian directly).
 
@@ -172,6 +182,24 @@ def woodbury_downdate_solve(L, U, v, xp, *, split=None):
     m = U.shape[0]
     if m == 0:
         return cho_solve(L, v, xp) if split is None else solve_lower(L, split[0], xp, trans=True)
+    if (isinstance(U, np.ndarray) and U.dtype == np.float64
+            and _threaded_factor(L, m if split is not None else m + 1)):
+        # the threaded forward solve, then everything else in one compiled pass
+        # (woodbury_rest): the small steps would otherwise cost more calls than work
+        from ._kernels import forward_solve_rows, woodbury_rest
+
+        threads = _nb._numba.get_num_threads()
+        if split is not None:
+            x, status = woodbury_rest(L, forward_solve_rows(L, U.T, threads).T, *split)
+        else:
+            rhs = np.concatenate([U.T, np.asarray(v, dtype=U.dtype)[:, None]], axis=1)
+            solT = forward_solve_rows(L, rhs, threads).T
+            x, status = woodbury_rest(L, solT[:m], solT[m])
+        if status == 1:
+            raise CholeskyError("I - W^T W is not numerically positive definite.")
+        if status == 2:
+            raise np.linalg.LinAlgError("triangular solve failed (zero on the diagonal).")
+        return x
     if split is not None:
         W = solve_lower(L, U.T, xp)
         t = split[0] - W @ split[1]

@@ -44,6 +44,52 @@ def test_woodbury_refuses_a_downdate_that_is_not_positive_definite(xp):
         woodbury_downdate_solve(L, xp.asarray(U), xp.asarray(np.ones(3)), xp)
 
 
+@pytest.mark.parametrize("m", [2, 5, 11])
+@pytest.mark.parametrize("split", [False, True])
+def test_woodbury_compiled_rest_matches_the_dense_solve(monkeypatch, m, split):
+    # p >= 500: the threaded forward solve runs, and the rest of the solve is one compiled
+    # call (woodbury_rest); it must be the same solution as the dense one, with t0 and c
+    # (split) or with v itself among the right-hand sides
+    import array_api_compat.numpy as npx
+
+    from statlearn.unlearning import _kernels
+    from statlearn.unlearning._linalg import solve_lower
+    from statlearn.utils import NUMBA_ENABLED
+
+    p = 520
+    H, rng = _spd(p, 40 + m)
+    U = 0.1 * rng.standard_normal((m, p))  # ||U^T U|| about 6, lambda_min(H) about 90
+    v0, c = rng.standard_normal(p), rng.standard_normal(m)
+    v = v0 - U.T @ c
+    L = cholesky_lower(H, npx)
+    calls = []
+    real = _kernels.woodbury_rest
+    monkeypatch.setattr(_kernels, "woodbury_rest", lambda *a: calls.append(len(a)) or real(*a))
+    if split:
+        got = woodbury_downdate_solve(L, U, None, npx, split=(solve_lower(L, v0, npx), c))
+    else:
+        got = woodbury_downdate_solve(L, U, v, npx)
+    assert calls == ([4 if split else 3] if NUMBA_ENABLED else [])
+    expected = np.linalg.solve(H - U.T @ U, v)
+    # rounding only (cond(H - U^T U) is about 30 here); a wrong sign of the correction or
+    # a misread c moves the solution by its own size
+    np.testing.assert_allclose(got, expected, rtol=1e-9, atol=1e-11)
+    # a downdate that is not positive definite is refused by the compiled path as well
+    with pytest.raises(CholeskyError):
+        woodbury_downdate_solve(L, 10.0 * U, v, npx)
+
+
+def test_woodbury_rest_reports_a_zero_diagonal():
+    from statlearn.unlearning._kernels import woodbury_rest
+
+    L = np.eye(6)
+    L[4, 4] = 0.0
+    _, status = woodbury_rest(L, np.zeros((2, 6)), np.ones(6))
+    assert status == 2
+    _, status = woodbury_rest(np.eye(6), np.eye(2, 6), np.ones(6))  # I - W^T W singular
+    assert status == 1
+
+
 def test_jitter_retry_warns_and_factorises_semidefinite_matrix():
     import array_api_compat.numpy as npx
 
