@@ -49,12 +49,14 @@ def test_one_pass_gradient_is_the_two_product_gradient(loss, order):
 
 
 @pytest.mark.parametrize("path", ["rows", "blocks", "F-ordered"])
-@pytest.mark.parametrize("removed", [0, 2, 1499])
+@pytest.mark.parametrize("removed", [0, 2, 7, 1499])
 def test_a_removed_row_whose_derivative_overflows_adds_nothing(path, removed):
     # here exp(x_i^T beta) overflows for the removed row, and 0 * inf would turn the
-    # whole gradient into NaN. The Numba pass takes four rows per sweep: the removed
-    # row inside a sweep (rows 0 and 2) or in the remainder of the last chunk (row
-    # 1499); its NumPy twin works in blocks; F-ordered input takes the two products
+    # whole gradient into NaN. The Numba pass takes eight rows per sweep (32 chunks of
+    # 47 rows: five sweeps and seven rows left): the removed row inside a sweep (rows
+    # 0, 2 and 7, its first, third and last slot) or in the rows left after the last
+    # chunk's sweeps (row 1499); its NumPy twin works in blocks; F-ordered input takes
+    # the two products
     X, y, _ = make_glm_data(1500, 30, loss="poisson", random_state=4)
     beta = np.full(30, 0.1)
     X = X.copy()
