@@ -29,10 +29,12 @@ demo: $(VENV)/.core
 # (NumPy's AVX-512 loops, OpenBLAS's and Numba's AVX-512 code switched off, see
 # tests/cpu_features.py), so that a test holding on one CPU's last-bit rounding fails
 # here too; the kernels with Numba switched off. Run once: the whole-study, notebook
-# and gallery tests, which assert no exact floats, and the contract suite and
+# and gallery tests, which assert no exact floats, the benchmarks' command lines (no
+# numbers), and the contract suite and
 # scikit-learn checks, which compare a call only with the same call on the same CPU
 # (another input type, a clone, a pickle), so no CPU's rounding can change their verdict.
 PORTABLE_ONCE := --ignore=tests/test_notebooks.py --ignore=tests/test_examples.py \
+	--ignore=tests/test_benchmark_cli.py \
 	--ignore=tests/test_contracts.py --ignore=tests/test_common.py \
 	--ignore=tests/studies $(addprefix --ignore=,$(wildcard tests/*/test_study.py tests/*/test_*_study.py))
 

@@ -21,11 +21,11 @@ Usage: ``python benchmarks/bench_calibration.py [--quick]``
 
 from __future__ import annotations
 
-import sys
 import time
 import warnings
 
 import numpy as np
+from _cli import quick_flag
 
 from statlearn.calibration import CalibrationWarning, MinimaxDecisionRule, affine_utility
 
@@ -109,4 +109,4 @@ def main(quick: bool) -> None:
 
 
 if __name__ == "__main__":
-    main("--quick" in sys.argv[1:])
+    main(quick_flag(__doc__))

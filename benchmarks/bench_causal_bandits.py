@@ -21,10 +21,10 @@ Usage: ``python benchmarks/bench_causal_bandits.py [--quick]``
 
 from __future__ import annotations
 
-import sys
 import time
 
 import numpy as np
+from _cli import quick_flag
 
 from statlearn.bandits.causal import (
     KLUCB,
@@ -128,4 +128,4 @@ def main(quick: bool) -> None:
 
 
 if __name__ == "__main__":
-    main("--quick" in sys.argv)
+    main(quick_flag(__doc__))

@@ -10,12 +10,12 @@ Usage: ``python benchmarks/bench_simulation.py [--quick]``
 
 from __future__ import annotations
 
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
+from _cli import quick_flag
 
 from statlearn.simulation import run_study
 from statlearn.studies.conformal_coverage import coverage_replication
@@ -69,4 +69,4 @@ def main(quick: bool) -> None:
 
 
 if __name__ == "__main__":
-    main(quick="--quick" in sys.argv[1:])
+    main(quick_flag(__doc__))

@@ -61,11 +61,11 @@ Usage: ``python benchmarks/bench_unlearning.py [--quick] [--noise-cost | --fit |
 from __future__ import annotations
 
 import copy
-import sys
 import time
 import warnings
 
 import numpy as np
+from _cli import parser
 from scipy.optimize import minimize
 from sklearn.linear_model import LogisticRegression
 
@@ -346,16 +346,39 @@ def noise_cost(n_draws: int = 50) -> None:
                   f"{np.mean(scores):>9.4f} {base - np.mean(scores):>8.4f}")
 
 
+def _parse(argv=None):
+    p = parser(__doc__)
+    what = p.add_mutually_exclusive_group()
+    what.add_argument("--noise-cost", action="store_true",
+                      help="accuracy lost to the certifying noise (instead of the main table)")
+    what.add_argument("--fit", action="store_true", help="what fitting costs")
+    what.add_argument("--requests", action="store_true",
+                      help="one request against a same-accuracy refit")
+    what.add_argument("--grid", action="store_true", help="the request table on an (n, p) grid")
+    what.add_argument("--solve", action="store_true", help="the forward solve alone")
+    p.add_argument("--quick", action="store_true", help="smaller sizes (main table, --fit, "
+                   "--noise-cost)")
+    p.add_argument("--cpu-time", action="store_true",
+                   help="time --requests / --grid by the process's CPU time")
+    args = p.parse_args(argv)
+    if args.cpu_time and not (args.requests or args.grid):
+        p.error("--cpu-time times --requests or --grid only")
+    if args.quick and (args.requests or args.grid or args.solve):
+        p.error("--quick has no smaller size for --requests, --grid or --solve")
+    return args
+
+
 if __name__ == "__main__":
-    if "--noise-cost" in sys.argv[1:]:
-        noise_cost(20 if "--quick" in sys.argv[1:] else 50)
-    elif "--requests" in sys.argv[1:] or "--grid" in sys.argv[1:]:
-        if "--cpu-time" in sys.argv[1:]:
+    args = _parse()
+    if args.noise_cost:
+        noise_cost(20 if args.quick else 50)
+    elif args.requests or args.grid:
+        if args.cpu_time:
             CLOCK = time.process_time
-        requests("--grid" in sys.argv[1:])
-    elif "--solve" in sys.argv[1:]:
+        requests(args.grid)
+    elif args.solve:
         solve_cost()
-    elif "--fit" in sys.argv[1:]:
-        fit_cost("--quick" in sys.argv[1:])
+    elif args.fit:
+        fit_cost(args.quick)
     else:
-        main("--quick" in sys.argv[1:])
+        main(args.quick)

@@ -10,10 +10,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+from _cli import parser
+
 
 def main(argv=None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    full = "--full" in argv
+    p = parser(__doc__)
+    p.add_argument("--full", action="store_true",
+                   help="run every benchmark at its full size (default: --quick)")
+    full = p.parse_args(argv).full
     here = Path(__file__).resolve().parent
     failed = []
     for path in sorted(here.glob("bench_*.py")):
