@@ -84,9 +84,10 @@ def _row_dot(X, i, beta):  # pragma: no cover
     return z
 
 
-@jit(inline="always")
-def _row_weight(mask, i, has_mask):  # pragma: no cover
-    return mask[i] if has_mask else 1.0
+@jit(fastmath={"reassoc", "contract"}, inline="always")
+def _row_derivative(z, y, mask, i, has_mask, loss_code):  # pragma: no cover
+    """:func:`_weighted_derivative` of row ``i`` at ``z = x_i^T beta``."""
+    return _weighted_derivative(z, y[i], mask[i] if has_mask else 1.0, loss_code)
 
 
 @jit(parallel=True, cache=True, fastmath={"reassoc", "contract"})
@@ -123,28 +124,21 @@ def _gradient_rows(X, y, beta, mask, has_mask, loss_code, n_chunks):  # pragma: 
                 z5 += X[i + 5, j] * b
                 z6 += X[i + 6, j] * b
                 z7 += X[i + 7, j] * b
-            d0 = _weighted_derivative(z0, y[i], _row_weight(mask, i, has_mask), loss_code)
-            d1 = _weighted_derivative(z1, y[i + 1], _row_weight(mask, i + 1, has_mask),
-                                      loss_code)
-            d2 = _weighted_derivative(z2, y[i + 2], _row_weight(mask, i + 2, has_mask),
-                                      loss_code)
-            d3 = _weighted_derivative(z3, y[i + 3], _row_weight(mask, i + 3, has_mask),
-                                      loss_code)
-            d4 = _weighted_derivative(z4, y[i + 4], _row_weight(mask, i + 4, has_mask),
-                                      loss_code)
-            d5 = _weighted_derivative(z5, y[i + 5], _row_weight(mask, i + 5, has_mask),
-                                      loss_code)
-            d6 = _weighted_derivative(z6, y[i + 6], _row_weight(mask, i + 6, has_mask),
-                                      loss_code)
-            d7 = _weighted_derivative(z7, y[i + 7], _row_weight(mask, i + 7, has_mask),
-                                      loss_code)
+            d0 = _row_derivative(z0, y, mask, i, has_mask, loss_code)
+            d1 = _row_derivative(z1, y, mask, i + 1, has_mask, loss_code)
+            d2 = _row_derivative(z2, y, mask, i + 2, has_mask, loss_code)
+            d3 = _row_derivative(z3, y, mask, i + 3, has_mask, loss_code)
+            d4 = _row_derivative(z4, y, mask, i + 4, has_mask, loss_code)
+            d5 = _row_derivative(z5, y, mask, i + 5, has_mask, loss_code)
+            d6 = _row_derivative(z6, y, mask, i + 6, has_mask, loss_code)
+            d7 = _row_derivative(z7, y, mask, i + 7, has_mask, loss_code)
             for j in range(p):
                 G[c, j] += (((d0 * X[i, j] + d1 * X[i + 1, j])
                              + (d2 * X[i + 2, j] + d3 * X[i + 3, j]))
                             + ((d4 * X[i + 4, j] + d5 * X[i + 5, j])
                                + (d6 * X[i + 6, j] + d7 * X[i + 7, j])))
         for i in range(lo + 8 * n_oct, hi):
-            w = _row_weight(mask, i, has_mask)
+            w = mask[i] if has_mask else 1.0
             if w == 0.0:
                 continue
             d = _weighted_derivative(_row_dot(X, i, beta), y[i], w, loss_code)
