@@ -105,7 +105,8 @@ def aps_sets_kernel_serial(proba, u, randomized, lam_reg, k_reg, q):
 
 
 @jit(cache=True)
-def _aps_set_row_select(p_row, u, randomized, lam_reg, k_reg, q, cnt, mass, vals, idx, dest):
+def _aps_set_row_select(p_row, u, randomized, lam_reg, k_reg, q, cnt, mass, vals, idx, bid,
+                        dest):
     """APS/RAPS set for one threshold ``q`` without sorting the row.
 
     The score grows with the rank, so the set is the top ``L`` labels. The
@@ -114,7 +115,8 @@ def _aps_set_row_select(p_row, u, randomized, lam_reg, k_reg, q, cnt, mass, vals
     above, a bucket is wholly in the set when even its last label passes, wholly
     out (with everything below) when its first label fails, and otherwise holds
     the boundary: only that bucket's labels are sorted and walked exactly.
-    Expected O(K) per row.
+    Expected O(K) per row. Each label's bucket is computed once, kept in ``bid``
+    (scratch of length ``K``) and read again by the pass that writes the set.
     """
     K = p_row.shape[0]
     B = cnt.shape[0]
@@ -130,6 +132,7 @@ def _aps_set_row_select(p_row, u, randomized, lam_reg, k_reg, q, cnt, mass, vals
         b = int(p_row[i] * scale)
         if b >= B:
             b = B - 1
+        bid[i] = b
         cnt[b] += 1
         mass[b] += p_row[i]
     above_mass = 0.0
@@ -175,9 +178,7 @@ def _aps_set_row_select(p_row, u, randomized, lam_reg, k_reg, q, cnt, mass, vals
         break
     m = 0
     for i in range(K):
-        b = int(p_row[i] * scale)
-        if b >= B:
-            b = B - 1
+        b = bid[i]
         dest[i] = b > cut
         if b == part:
             vals[m] = p_row[i]
@@ -339,9 +340,10 @@ def aps_sets_threshold_kernel(proba, u, randomized, lam_reg, k_reg, q):
         mass = np.empty(nb)
         vals = np.empty(K)
         idx = np.empty(K, dtype=np.int64)
+        bid = np.empty(K, dtype=np.int64)
         for i in range(c * step, min(n, (c + 1) * step)):
             _aps_set_row_select(proba[i], u[i], randomized, lam_reg, k_reg, q, cnt, mass,
-                                vals, idx, sets[i])
+                                vals, idx, bid, sets[i])
     return sets
 
 
@@ -358,7 +360,8 @@ def aps_sets_threshold_kernel_serial(proba, u, randomized, lam_reg, k_reg, q):
     mass = np.empty(nb)
     vals = np.empty(K)
     idx = np.empty(K, dtype=np.int64)
+    bid = np.empty(K, dtype=np.int64)
     for i in range(n):
         _aps_set_row_select(proba[i], u[i], randomized, lam_reg, k_reg, q, cnt, mass, vals,
-                            idx, sets[i])
+                            idx, bid, sets[i])
     return sets
