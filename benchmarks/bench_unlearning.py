@@ -47,7 +47,10 @@ solve per request) and the fit times with and without them. ``--grid`` prints th
 n in {1e3, 1e4, 1e5} and p in {20, 200, 2000} (n p <= 2e7). ``--cpu-time`` times
 these two with the CPU time of the process instead of wall time (on a loaded
 machine, with one BLAS thread, ``OPENBLAS_NUM_THREADS=1``, it counts the work and
-not the waiting).
+not the waiting). ``--rounds N`` prints either table N times in one process and
+then, per size, the smallest, median and largest ratio and time over the rounds
+(on a shared machine one round's ratio can differ from the next one's by a
+third or more).
 
 ``--solve`` times the request's forward solve ``L^{-1} [U^T, v]`` alone on p in
 {100, ..., 4000} and k in {2, ..., 101} right-hand sides, with ``L`` out of cache:
@@ -55,7 +58,7 @@ LAPACK's ``trtrs`` on one BLAS thread (what the request would run) against the
 threaded Numba kernel ``forward_solve_rows``, as the ratio of their times.
 
 Usage: ``python benchmarks/bench_unlearning.py [--quick] [--noise-cost | --fit | --requests
-| --grid | --solve] [--cpu-time]``
+| --grid | --solve] [--cpu-time] [--rounds N]``
 """
 
 from __future__ import annotations
@@ -238,6 +241,8 @@ def _request_row(n, p, m=10, repeat=9):
           f"(x on {t_ref / t_ion:.1f}, x off {t_ref / t_ioff:.1f}, xs on "
           f"{t_same / t_ion:.1f}); fit {t_fit[True, True]:.2f} s against "
           f"{t_fit[True, False]:.2f} s without", flush=True)
+    return {"verify": t_on, "no-verify": t_off, "refit": t_ref, "x on": t_ref / t_on,
+            "x off": t_ref / t_off}
 
 
 def _scipy_refit(X, y, gtol):
@@ -250,8 +255,12 @@ def _scipy_refit(X, y, gtol):
                     options={"gtol": gtol, "ftol": 0.0, "maxiter": 10_000}).x
 
 
-def requests(grid: bool) -> None:
-    """One request against a refit to the same accuracy (times in ms, best of repeats)."""
+def requests(grid: bool, rounds: int = 1) -> None:
+    """One request against a refit to the same accuracy (times in ms, best of repeats).
+
+    With ``rounds > 1`` the table is printed that many times in this process, and a
+    summary gives each size's smallest, median and largest ratio over the rounds.
+    """
     warnings.simplefilter("ignore", UnlearningWarning)
     if grid:
         sizes = [(n, p) for n in (1000, 10_000, 100_000) for p in (20, 200, 2000)
@@ -268,8 +277,27 @@ def requests(grid: bool) -> None:
     print(f"{'n':>7} {'p':>5} {'m':>3} {'verify':>9} {'no-verify':>9} {'refit':>9} "
           f"{'iters':>6} {'x on':>7} {'x off':>7} {'cert':>9} {'|refit-exact|':>12} "
           f"{'same':>9} {'xs on':>7} {'xs off':>7} {'|same-exact|':>9} {'fallback':>8}")
-    for n, p in sizes:
-        _request_row(n, p)
+    runs = {}
+    for _ in range(rounds):
+        for n, p in sizes:
+            runs.setdefault((n, p), []).append(_request_row(n, p))
+    if rounds > 1:
+        print(_round_summary(runs))
+
+
+def _round_summary(runs):
+    """Per size, min / median / max over the rounds of each column of ``_request_row``."""
+    keys = ("x on", "x off", "verify", "refit")
+    lines = [f"over {len(next(iter(runs.values())))} rounds, min / median / max "
+             "(times in ms):",
+             f"{'n':>7} {'p':>5} " + " ".join(f"{k:>20}" for k in keys)]
+    for (n, p), rows in runs.items():
+        cells = []
+        for k in keys:
+            v = np.array([r[k] for r in rows]) * (1e3 if k in ("verify", "refit") else 1.0)
+            cells.append(f"{v.min():.1f} / {np.median(v):.1f} / {v.max():.1f}")
+        lines.append(f"{n:>7} {p:>5} " + " ".join(f"{c:>20}" for c in cells))
+    return "\n".join(lines)
 
 
 def _time_cold(f, evict, repeat=15):
@@ -360,9 +388,16 @@ def _parse(argv=None):
                    "--noise-cost)")
     p.add_argument("--cpu-time", action="store_true",
                    help="time --requests / --grid by the process's CPU time")
+    p.add_argument("--rounds", type=int, default=1, metavar="N",
+                   help="print --requests / --grid N times in one process, then each "
+                   "ratio's min / median / max over the rounds")
     args = p.parse_args(argv)
     if args.cpu_time and not (args.requests or args.grid):
         p.error("--cpu-time times --requests or --grid only")
+    if args.rounds != 1 and not (args.requests or args.grid):
+        p.error("--rounds repeats --requests or --grid only")
+    if args.rounds < 1:
+        p.error(f"--rounds must be at least 1, got {args.rounds}")
     if args.quick and (args.requests or args.grid or args.solve):
         p.error("--quick has no smaller size for --requests, --grid or --solve")
     return args
@@ -375,7 +410,7 @@ if __name__ == "__main__":
     elif args.requests or args.grid:
         if args.cpu_time:
             CLOCK = time.process_time
-        requests(args.grid)
+        requests(args.grid, args.rounds)
     elif args.solve:
         solve_cost()
     elif args.fit:

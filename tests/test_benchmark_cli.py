@@ -35,3 +35,47 @@ def test_an_unknown_flag_is_refused(path):
     proc = _run(path, "--quik")
     assert proc.returncode == 2, (proc.returncode, proc.stdout[-500:])
     assert "unrecognized arguments: --quik" in proc.stderr
+
+
+def _bench_unlearning():
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        import bench_unlearning
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    return bench_unlearning
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--rounds", "3"], "--rounds repeats --requests or --grid only"),
+    (["--fit", "--rounds", "2"], "--rounds repeats --requests or --grid only"),
+    (["--requests", "--rounds", "0"], "--rounds must be at least 1, got 0"),
+    (["--grid", "--rounds", "-2"], "--rounds must be at least 1, got -2"),
+    (["--requests", "--rounds", "two"], "invalid int value: 'two'"),
+])
+def test_unlearning_rounds_are_refused_where_they_repeat_nothing(argv, message, capsys):
+    bench = _bench_unlearning()
+    with pytest.raises(SystemExit) as exc:
+        bench._parse(argv)
+    assert exc.value.code == 2
+    assert message in capsys.readouterr().err
+    assert bench._parse(["--requests", "--rounds", "4"]).rounds == 4
+    assert bench._parse(["--grid"]).rounds == 1
+
+
+def test_unlearning_round_summary_takes_min_median_max_per_size():
+    bench = _bench_unlearning()
+    runs = {(2000, 2000): [{"x on": r, "x off": 2 * r, "verify": 0.004 + 0.001 * r,
+                            "refit": 0.1} for r in (21.0, 14.5, 18.0)],
+            (100_000, 200): [{"x on": 15.0, "x off": 90.0, "verify": 0.0095,
+                              "refit": 0.15} for _ in range(3)]}
+    lines = bench._round_summary(runs).splitlines()
+    assert lines[0].startswith("over 3 rounds")
+    row = lines[2].split()
+    assert row[:2] == ["2000", "2000"]
+    # x on: 14.5 / 18.0 / 21.0 (the median, not the mean 17.8, nor the first round)
+    assert row[2:7] == ["14.5", "/", "18.0", "/", "21.0"]
+    assert row[7:12] == ["29.0", "/", "36.0", "/", "42.0"]
+    # times in ms: verify 18.5 / 22.0 / 25.0
+    assert row[12:17] == ["18.5", "/", "22.0", "/", "25.0"]
+    assert lines[3].split()[:7] == ["100000", "200", "15.0", "/", "15.0", "/", "15.0"]
