@@ -565,20 +565,60 @@ def _woodbury_rest(L, WT, t0, c, has_c, x):  # pragma: no cover
         for q in range(a + 1, m):
             s -= C[q, a] * y[q]
         y[a] = s / C[a, a]
-    # z = t + W y, then L^T x = z from the last row of L up (each row read once, in order)
+    # z = t + W y, then L^T x = z
     for a in range(m):
         ya = y[a]
         for j in range(p):
             x[j] += ya * WT[a, j]
-    for j in range(p - 1, -1, -1):
+    return 0 if _back_solve_rows(L, x) else 2
+
+
+@jit(fastmath=_FM, inline="always")
+def _back_solve_rows(L, x):  # pragma: no cover
+    """Solve ``L^T x = z`` in place (``x`` holds ``z``) for a C-ordered lower ``L``.
+
+    From the last row of ``L`` up, eight rows at a time: the eight unknowns of
+    the rows ``j - 7 .. j`` come from their own small triangle, then one sweep
+    over the columns left of it subtracts their eight terms, so each entry of
+    ``x`` is loaded and stored once per eight rows of ``L`` instead of once per
+    row (each row is still read once, in order). Returns False at the first zero
+    on the diagonal it reaches.
+    """
+    j = L.shape[0] - 1
+    while j >= 7:
+        lo = j - 7
+        for k in range(8):
+            r = j - k
+            d = L[r, r]
+            if d == 0.0:
+                return False
+            xr = x[r] / d
+            x[r] = xr
+            for ii in range(r - lo):
+                x[lo + ii] -= xr * L[r, lo + ii]
+        a0 = x[j]
+        a1 = x[j - 1]
+        a2 = x[j - 2]
+        a3 = x[j - 3]
+        a4 = x[j - 4]
+        a5 = x[j - 5]
+        a6 = x[j - 6]
+        a7 = x[lo]
+        for i in range(lo):
+            x[i] -= (((a0 * L[j, i] + a1 * L[j - 1, i]) + (a2 * L[j - 2, i] + a3 * L[j - 3, i]))
+                     + ((a4 * L[j - 4, i] + a5 * L[j - 5, i])
+                        + (a6 * L[j - 6, i] + a7 * L[lo, i])))
+        j -= 8
+    while j >= 0:
         d = L[j, j]
         if d == 0.0:
-            return 2
+            return False
         xj = x[j] / d
         x[j] = xj
         for i in range(j):
             x[i] -= xj * L[j, i]
-    return 0
+        j -= 1
+    return True
 
 
 def woodbury_rest(L, WT, t0, c=None):

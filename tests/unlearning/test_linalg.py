@@ -46,17 +46,18 @@ def test_woodbury_refuses_a_downdate_that_is_not_positive_definite(xp):
 
 @pytest.mark.parametrize("m", [2, 5, 11])
 @pytest.mark.parametrize("split", [False, True])
-def test_woodbury_compiled_rest_matches_the_dense_solve(monkeypatch, m, split):
+@pytest.mark.parametrize("p", [520, 523])
+def test_woodbury_compiled_rest_matches_the_dense_solve(monkeypatch, m, split, p):
     # p >= 500: the threaded forward solve runs, and the rest of the solve is one compiled
     # call (woodbury_rest); it must be the same solution as the dense one, with t0 and c
-    # (split) or with v itself among the right-hand sides
+    # (split) or with v itself among the right-hand sides. The solve with L^T takes eight
+    # rows at a time: p = 523 leaves three rows after the last block of eight
     import array_api_compat.numpy as npx
 
     from statlearn.unlearning import _kernels
     from statlearn.unlearning._linalg import solve_lower
     from statlearn.utils import NUMBA_ENABLED
 
-    p = 520
     H, rng = _spd(p, 40 + m)
     U = 0.1 * rng.standard_normal((m, p))  # ||U^T U|| about 6, lambda_min(H) about 90
     v0, c = rng.standard_normal(p), rng.standard_normal(m)
@@ -74,20 +75,41 @@ def test_woodbury_compiled_rest_matches_the_dense_solve(monkeypatch, m, split):
     # rounding only (cond(H - U^T U) is about 30 here); a wrong sign of the correction or
     # a misread c moves the solution by its own size
     np.testing.assert_allclose(got, expected, rtol=1e-9, atol=1e-11)
-    # a downdate that is not positive definite is refused by the compiled path as well
+    # a downdate that is not positive definite is refused by the compiled path as well:
+    # u = 2 L e_0 gives u^T H^{-1} u = 4 > 1
+    bad = U.copy()
+    bad[0] = 2.0 * L[:, 0]
     with pytest.raises(CholeskyError):
-        woodbury_downdate_solve(L, 10.0 * U, v, npx)
+        woodbury_downdate_solve(L, bad, v, npx)
 
 
-def test_woodbury_rest_reports_a_zero_diagonal():
+@pytest.mark.parametrize("zero", [0, 2, 3, 4, 11, 12, 19])
+def test_woodbury_rest_reports_a_zero_diagonal(zero):
+    # p = 20: the solve with L^T takes rows 12-19 and 4-11 in blocks of eight, then rows
+    # 3, 2, 1, 0 one at a time; a zero anywhere on the diagonal is reported, not divided by
     from statlearn.unlearning._kernels import woodbury_rest
 
-    L = np.eye(6)
-    L[4, 4] = 0.0
-    _, status = woodbury_rest(L, np.zeros((2, 6)), np.ones(6))
+    L = np.eye(20)
+    L[zero, zero] = 0.0
+    _, status = woodbury_rest(L, np.zeros((2, 20)), np.ones(20))
     assert status == 2
     _, status = woodbury_rest(np.eye(6), np.eye(2, 6), np.ones(6))  # I - W^T W singular
     assert status == 1
+
+
+@pytest.mark.parametrize("p", [1, 7, 8, 9, 16, 23])
+def test_woodbury_rest_solves_with_lt_at_every_block_boundary(p):
+    # with W = 0 the rest is the solve L^T x = t0 alone: exact against the dense solve on
+    # sizes below, at and around the block of eight rows
+    from statlearn.unlearning._kernels import woodbury_rest
+
+    rng = np.random.default_rng(p)
+    A = rng.standard_normal((p, p))
+    L = np.tril(A, -1) + np.diag(1.0 + rng.random(p))
+    t0 = rng.standard_normal(p)
+    x, status = woodbury_rest(np.ascontiguousarray(L), np.zeros((1, p)), t0)
+    assert status == 0
+    np.testing.assert_allclose(x, np.linalg.solve(L.T, t0), rtol=1e-10, atol=1e-12)
 
 
 def test_jitter_retry_warns_and_factorises_semidefinite_matrix():
