@@ -11,6 +11,9 @@ without a case fails :func:`test_every_public_function_has_a_case`):
   are numbers;
 * bad values: NaN or inf in an array raises an error that names the argument;
   rows that must pair up but do not raise too;
+* the caller's data: no call writes into the arrays, lists or pandas objects it
+  is given (``fit`` and every output method included), nor changes whether
+  an array is writeable;
 * ``random_state``: None, an int, a ``RandomState`` and a ``Generator`` are
   accepted, and the same seed gives the same result;
 * estimators: the same for ``fit`` and for every output method; constraints
@@ -25,13 +28,16 @@ The cases (one valid call each) are in ``tests/contracts/cases_*.py``.
 
 from __future__ import annotations
 
+import copy
 import importlib
 import inspect
+import numbers
 import pickle
 import warnings
 from functools import partial
 
 import numpy as np
+import pandas as pd
 import pytest
 from sklearn.base import clone
 
@@ -250,8 +256,37 @@ def unknown_names(case):
         _refuses(partial(case.call, kwargs), name, f"{name}={value!r}")
 
 
+def _data_args(kwargs):
+    """Copies of the data arguments (arrays, pandas objects, lists and tuples of them or
+    of numbers), with each array's writeable flag, to compare after a call."""
+    def is_data(v):
+        if isinstance(v, np.ndarray | pd.DataFrame | pd.Series):
+            return True
+        return isinstance(v, list | tuple) and len(v) > 0 and all(
+            isinstance(x, np.ndarray | numbers.Number) or is_data(x) for x in v)
+
+    return {k: (copy.deepcopy(v), v.flags.writeable if isinstance(v, np.ndarray) else None)
+            for k, v in kwargs.items() if is_data(v)}
+
+
+def _assert_unchanged(before, kwargs, what):
+    for name, (value, writeable) in before.items():
+        assert_same(value, kwargs[name], f"{what}: argument {name} after the call")
+        if writeable is not None:
+            assert kwargs[name].flags.writeable == writeable, (
+                f"{what}: the call changed whether argument {name} is writeable")
+
+
+def inputs_unchanged(case):
+    kwargs = case.make()
+    before = _data_args(kwargs)
+    _outcome(partial(case.call, kwargs))
+    _assert_unchanged(before, kwargs, case.name)
+
+
 FUNCTION_CONTRACTS = [lists, pandas_objects, other_dtypes, numpy_scalars, nan_refused,
-                      inf_refused, rows_must_pair, random_states, unknown_names]
+                      inf_refused, rows_must_pair, random_states, unknown_names,
+                      inputs_unchanged]
 
 
 @pytest.mark.parametrize("case, contract", _params(FUNCTIONS, FUNCTION_CONTRACTS))
@@ -578,11 +613,28 @@ def test_a_prefit_model_sees_the_column_names(name):
             wrapper.fit(X[X.columns[::-1]], y)
 
 
+def estimator_inputs_unchanged(case):
+    kwargs = case.fit()
+    before = _data_args(kwargs)
+    est = _quiet(partial(case.fitted, fit_kwargs=kwargs))
+    _assert_unchanged(before, kwargs, f"{case.name}.{case.fit_method}")
+    for method, make_kwargs in case.outputs.items():
+        kwargs = make_kwargs()
+        before = _data_args(kwargs)
+        _outcome(partial(_one_with, est, method, kwargs))
+        _assert_unchanged(before, kwargs, f"{case.name}.{method}")
+
+
+def _one_with(est, method, kwargs):
+    attr = getattr(est, method)
+    return attr(**kwargs) if callable(attr) else attr
+
+
 ESTIMATOR_CONTRACTS = [fit_array_likes, output_array_likes, fit_other_dtypes, fit_nan_refused,
                        output_nan_refused, estimator_random_states, constraints_declared,
                        bad_parameter_values_refused, set_params_after_fit, clone_and_pickle,
                        numpy_scalar_parameters, sklearn_composition,
-                       reordered_columns_refused]
+                       reordered_columns_refused, estimator_inputs_unchanged]
 
 
 @pytest.mark.parametrize("case, contract", _params(ESTIMATORS, ESTIMATOR_CONTRACTS))
