@@ -45,6 +45,7 @@ from .utils._constraints import (
     _NoneConstraint,
 )
 from .utils._results import _short
+from .utils._validation import check_scored_target
 
 __all__ = [
     "Bool",
@@ -56,6 +57,7 @@ __all__ = [
     "ParamsMixin",
     "Real",
     "StaleFitError",
+    "TargetCheckedScoreMixin",
     "check_param_record",
     "param_record",
     "validate_params",
@@ -467,6 +469,35 @@ class FitStateMixin:
         free = set(self._output_free_params)
         names = [n for n in self.get_params(deep=False) if n not in free]
         check_param_record(self, recorded, method or _public_caller(self), names)
+
+
+class TargetCheckedScoreMixin:
+    """scikit-learn's ``score(X, y, sample_weight=None)``, with ``y`` checked first.
+
+    Listed before :class:`~sklearn.base.RegressorMixin` or
+    :class:`~sklearn.base.ClassifierMixin`, whose ``score`` it then calls. NaN
+    or infinite values in a numeric ``y``, or a ``y`` with another number of
+    rows than ``X``, raise an error that names ``y``
+    (:func:`statlearn.utils._validation.check_scored_target`); the metrics
+    behind the mixins report them without naming an argument.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from statlearn.conformal import SplitConformalRegressor
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(200, 2)); y = X[:, 0] + rng.normal(size=200)
+    >>> reg = SplitConformalRegressor(random_state=0).fit(X, y)
+    >>> try:
+    ...     reg.score(X[:5], [0.0, np.nan, 1.0, 2.0, 3.0])
+    ... except ValueError as exc:
+    ...     print(exc)
+    y must not contain NaN or infinite values.
+    """
+
+    def score(self, X, y, sample_weight=None):
+        check_scored_target(X, y)
+        return super().score(X, y, sample_weight=sample_weight)
 
 
 def _public_caller(obj):

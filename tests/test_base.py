@@ -7,7 +7,7 @@ import pickle
 
 import numpy as np
 import pytest
-from sklearn.base import BaseEstimator, clone
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, clone
 from sklearn.exceptions import NotFittedError
 from sklearn.linear_model import Ridge
 from sklearn.utils.validation import check_is_fitted
@@ -22,6 +22,7 @@ from statlearn.base import (
     ParamsMixin,
     Real,
     StaleFitError,
+    TargetCheckedScoreMixin,
     validate_params,
 )
 
@@ -310,3 +311,58 @@ def test_deep_params_equal_scikit_learns_own_at_every_depth():
     est.set_params(estimator__ridge__alpha=5.0)
     with pytest.raises(StaleFitError, match="estimator__ridge__alpha"):
         check_param_record(est, record, "predict")
+
+
+# ----------------------------------------------------------------------- score(X, y)
+def _inherited_score_classes():
+    from statlearn.utils.discovery import all_estimators
+
+    return [(name, cls) for name, cls in all_estimators()
+            if issubclass(cls, RegressorMixin | ClassifierMixin)]
+
+
+def test_every_score_taken_from_scikit_learn_checks_y_first():
+    # scikit-learn's metrics refuse NaN in y or a y of the wrong length without naming y:
+    # every estimator that takes score from its mixins lists TargetCheckedScoreMixin first
+    classes = _inherited_score_classes()
+    assert len(classes) >= 8
+    for name, cls in classes:
+        assert cls.score is TargetCheckedScoreMixin.score, name
+        mro = cls.__mro__
+        mixin = RegressorMixin if issubclass(cls, RegressorMixin) else ClassifierMixin
+        assert mro.index(TargetCheckedScoreMixin) < mro.index(mixin), name
+
+
+class _Mean(FitStateMixin, RegressorMixin, BaseEstimator):
+    def fit(self, X, y):
+        self.mean_ = float(np.mean(y))
+        return self
+
+    def predict(self, X):
+        return np.full(np.shape(X)[0], self.mean_)
+
+
+class _CheckedMean(FitStateMixin, TargetCheckedScoreMixin, RegressorMixin, BaseEstimator):
+    fit, predict = _Mean.fit, _Mean.predict
+
+
+def test_the_checked_score_names_y_and_gives_the_mixins_value():
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(20, 2)), rng.normal(size=20)
+    plain, checked = _Mean().fit(X, y), _CheckedMean().fit(X, y)
+    assert checked.score(X, y + 1.0) == plain.score(X, y + 1.0)
+    w = rng.random(20)
+    assert checked.score(X, y, sample_weight=w) == plain.score(X, y, sample_weight=w)
+    bad = y.copy()
+    bad[3] = np.nan
+    with pytest.raises(ValueError, match="Input contains NaN"):
+        plain.score(X, bad)  # what the metric alone says
+    for value in (np.nan, np.inf):
+        bad[3] = value
+        with pytest.raises(ValueError, match=r"^y must not contain NaN or infinite"):
+            checked.score(X, bad)
+    with pytest.raises(ValueError, match=r"X and y must have the same number of rows, got "
+                                         r"X: 20, y: 19"):
+        checked.score(X, y[:19])
+    with pytest.raises(ValueError, match=r"^y must hold one value per row"):
+        checked.score(X, 1.0)

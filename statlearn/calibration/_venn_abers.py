@@ -15,7 +15,7 @@ from sklearn.utils import _safe_indexing
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
-from ..base import FitStateMixin, HasMethods, Real
+from ..base import FitStateMixin, HasMethods, Real, TargetCheckedScoreMixin
 from ..utils import check_array, check_rng
 from ..utils._validation import user_frame
 
@@ -121,7 +121,7 @@ def venn_abers(cal_scores, cal_labels, test_scores):
     return np.column_stack([p0[slot], p1[slot]])
 
 
-class VennAbersCalibrator(FitStateMixin, ClassifierMixin, BaseEstimator):
+class VennAbersCalibrator(FitStateMixin, TargetCheckedScoreMixin, ClassifierMixin, BaseEstimator):
     """A binary classifier's probabilities calibrated by inductive Venn-Abers.
 
     ``fit`` trains a clone of ``estimator`` on part of the data (unless

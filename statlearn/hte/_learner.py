@@ -17,6 +17,7 @@ from ..base import (
     Integral,
     Options,
     Real,
+    TargetCheckedScoreMixin,
     _freeze,
     _frozen_equal,
     _refuse_inactive_params,
@@ -73,7 +74,7 @@ def _is_model(candidate):
     return hasattr(candidate, "effect") or hasattr(candidate, "predict") or callable(candidate)
 
 
-class RelativeErrorHTE(FitStateMixin, RegressorMixin, BaseEstimator):
+class RelativeErrorHTE(FitStateMixin, TargetCheckedScoreMixin, RegressorMixin, BaseEstimator):
     """CATE learner that aggregates candidate CATE estimators by a cross-fitted loss.
 
     ``method="q-aggregation"`` (default) fits cross-fitted nuisances on the

@@ -12,6 +12,7 @@ from sklearn.utils.validation import validate_data
 
 from ..utils import get_namespace, to_numpy
 from ..utils._array_api import input_namespace, is_numpy_namespace
+from ..utils._validation import check_scored_target
 
 __all__ = ["ReleasedModelPredictions"]
 
@@ -101,12 +102,21 @@ class ReleasedModelPredictions:
         Returns
         -------
         float
+
+        Examples
+        --------
+        >>> from statlearn.unlearning import NewtonUnlearner, make_glm_data
+        >>> X, y, _ = make_glm_data(300, 5, random_state=0)
+        >>> est = NewtonUnlearner(random_state=0).fit(X[:200], y[:200])
+        >>> bool(0.5 < est.score(X[200:], y[200:]) <= 1.0)
+        True
         """
         from sklearn.metrics import accuracy_score, r2_score
 
         self._check_fitted()
         pred = to_numpy(self.predict(X))
         y = to_numpy(y)
+        check_scored_target(X, y)
         if self._cfg.loss == "logistic":
             return float(accuracy_score(y, pred))
         return float(r2_score(y, pred))

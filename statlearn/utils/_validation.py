@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 from sklearn.utils import check_array as _sk_check_array
 
+from ._array_api import to_numpy
 from ._kernels import BAD_SUM, NEGATIVE, NOT_FINITE, probability_rows_status
 
 __all__ = [
@@ -324,6 +325,34 @@ def check_consistent_length(**arrays: Any) -> int:
         got = ", ".join(f"{k}: {v}" for k, v in lengths.items())
         raise ValueError(f"{names} must have the same number of rows, got {got}.")
     return next(iter(lengths.values())) if lengths else 0
+
+
+def check_scored_target(X: Any, y: Any, name: str = "y") -> None:
+    """Refuse a ``y`` handed to ``score(X, y)`` that the metric would reject without naming it.
+
+    A numeric ``y`` must be finite, and ``X`` and ``y`` must have the same
+    number of rows; other checks (label values, the metric's own) are left to
+    the metric. scikit-learn's metrics report such input as "Input contains
+    NaN" or "Found input variables with inconsistent numbers of samples",
+    naming neither argument.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from statlearn.utils._validation import check_scored_target
+    >>> check_scored_target(np.zeros((3, 2)), [0.5, 1.0, 2.0])
+    >>> check_scored_target(np.zeros((3, 2)), [0.5, np.nan, 2.0])
+    Traceback (most recent call last):
+    ...
+    ValueError: y must not contain NaN or infinite values.
+    """
+    y_arr = to_numpy(y)
+    if y_arr.dtype.kind in "fc" and not np.isfinite(y_arr).all():
+        raise ValueError(f"{name} must not contain NaN or infinite values.")
+    if y_arr.ndim == 0:
+        raise ValueError(f"{name} must hold one value per row of X, got a scalar.")
+    if hasattr(X, "shape") or isinstance(X, list | tuple):
+        check_consistent_length(X=X, **{name: y_arr})
 
 
 def check_probabilities(

@@ -605,3 +605,30 @@ def test_ind_predictions_are_refused_by_the_other_methods(method):
     with pytest.raises(ValueError, match=r'ind_cal and ind_test are read by method="ind" only'):
         mccs(mu_c, y_c, mu_t, (-0.5, 0.5), q=0.3, method=method, ind_cal=np.full(200, 0.5),
              ind_test=np.full(20, 0.5))
+
+
+@pytest.mark.parametrize("multi", [False, True])
+def test_true_responses_are_refused_under_their_own_name(multi):
+    # select(X, y_true=...) and score(X, y) pass the responses on to the procedures, whose
+    # argument is y_test: an error there named an argument the caller never passed
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 2))
+    y = X[:, 0] + 0.3 * rng.normal(size=300)
+    sel = (MultiConditionSelector(conditions=[(-np.inf, -0.5), (0.5, np.inf)], q=0.3,
+                                  random_state=0) if multi
+           else ConformalSelector(q=0.3, random_state=0)).fit(X[:200], y[:200])
+    Xt, yt = X[200:], y[200:]
+    ref = sel.select(Xt, y_true=yt)
+    assert sel.score(Xt, yt) == ref.power
+    assert sel.select(Xt, y_true=list(yt)).power == ref.power
+    bad = yt.copy()
+    bad[4] = np.nan
+    with pytest.raises(ValueError, match=r"^y_true: Input y_true contains NaN"):
+        sel.select(Xt, y_true=bad)
+    with pytest.raises(ValueError, match=r"^y: Input y contains NaN"):
+        sel.score(Xt, bad)
+    with pytest.raises(ValueError, match=r"^y_true must have one entry \(or row\) per row of "
+                                         r"X \(100\), got shape \(99,\)"):
+        sel.select(Xt, y_true=yt[:99])
+    with pytest.raises(ValueError, match=r"^y must have one entry \(or row\) per row of X"):
+        sel.score(Xt, yt[:99])

@@ -162,30 +162,46 @@ def _reg_test():
     return {"X": _reg(20, 23)[0]}
 
 
+def _clf_scored():
+    X, y = _clf_data(30, 21)
+    return {"X": X, "y": y}
+
+
+def _reg_scored():
+    X, y = _reg(20, 23)
+    return {"X": X, "y": y}
+
+
 ESTIMATORS = [
     EstimatorCase(lambda: C.SplitConformalClassifier(conformity_score="lac", random_state=0),
                   _clf_fit, {"predict_set": _clf_test, "predict": _clf_test,
-                             "predict_proba": _clf_test},
+                             "predict_proba": _clf_test, "score": _clf_scored,
+                             "evaluate": _clf_scored},
                   name="SplitConformalClassifier-lac"),
     EstimatorCase(lambda: C.SplitConformalClassifier(lam=0.5, random_state=0),
                   _clf_fit, {"predict_set": _clf_test, "label_scores": _clf_test},
                   name="SplitConformalClassifier-socop"),
     EstimatorCase(lambda: C.CrossConformalClassifier(cv=3, random_state=0),
                   _clf_fit, {"predict_set": _clf_test, "predict": _clf_test,
-                             "predict_proba": _clf_test, "fold_label_scores": _clf_test},
+                             "predict_proba": _clf_test, "fold_label_scores": _clf_test,
+                             "score": _clf_scored, "evaluate": _clf_scored},
                   name="CrossConformalClassifier-lac"),
     EstimatorCase(lambda: C.CrossConformalClassifier(conformity_score="aps", cv=3,
                                                      aggregation="mean", random_state=0),
                   _clf_fit, {"predict_set": _clf_test}, name="CrossConformalClassifier-aps"),
     EstimatorCase(lambda: C.JackknifeAfterBootstrapRegressor(random_state=0), _reg_fit,
                   {"predict_interval": _reg_test, "predict": _reg_test,
-                   "oob_predictions": _reg_test}),
+                   "oob_predictions": _reg_test, "score": _reg_scored,
+                   "evaluate": _reg_scored}),
     EstimatorCase(lambda: C.SplitConformalRegressor(random_state=0), _reg_fit,
-                  {"predict_interval": _reg_test, "predict": _reg_test}),
+                  {"predict_interval": _reg_test, "predict": _reg_test, "score": _reg_scored,
+                   "evaluate": _reg_scored}),
     EstimatorCase(lambda: C.CrossConformalRegressor(cv=3, random_state=0), _reg_fit,
-                  {"predict_interval": _reg_test, "predict": _reg_test}),
+                  {"predict_interval": _reg_test, "predict": _reg_test,
+                   "fold_predictions": _reg_test, "score": _reg_scored,
+                   "evaluate": _reg_scored}),
     EstimatorCase(lambda: C.TimeSeriesRegressor(random_state=0), _reg_fit,
-                  {"predict_interval": _reg_test, "predict": _reg_test}),
+                  {"predict_interval": _reg_test, "predict": _reg_test, "score": _reg_scored}),
     EstimatorCase(lambda: C.TimeSeriesRegressor(method="aci", random_state=0), _reg_fit,
                   {"predict_interval": _reg_test, "predict": _reg_test},
                   name="TimeSeriesRegressor-aci"),
@@ -194,10 +210,10 @@ ESTIMATORS = [
                   {"predict_interval": _reg_test, "predict": _reg_test},
                   name="TimeSeriesRegressor-agaci"),
     EstimatorCase(lambda: C.ConformalSelector(q=0.3, random_state=0), _reg_fit,
-                  {"select": _reg_test}),
+                  {"select": _reg_test, "pvalues": _reg_test, "score": _reg_scored}),
     EstimatorCase(lambda: C.MultiConditionSelector(conditions=[(-np.inf, -0.5), (0.5, np.inf)],
                                                    q=0.3, random_state=0),
-                  _reg_fit, {"select": _reg_test}),
+                  _reg_fit, {"select": _reg_test, "pvalues": _reg_test, "score": _reg_scored}),
 ]
 
 NOT_APPLICABLE = {}

@@ -49,9 +49,16 @@ def _test():
     return {"X": _glm(20, seed=3)[0]}
 
 
+def _scored():
+    X, y = _glm(20, seed=3)
+    return {"X": X, "y": y}
+
+
 ESTIMATORS = [
     EstimatorCase(lambda: Un.NewtonUnlearner(alpha=0.5, epsilon=1.0, random_state=0), _fit,
                   {"predict": _test, "predict_proba": _test, "decision_function": _test,
+                   "score": _scored,
+                   "retrain_reference": lambda: {"indices": np.array([1, 6])},
                    "unlearn": lambda: {"indices": np.array([0, 5])}, "coef_": dict},
                   positions=("indices",)),
 ]

@@ -19,6 +19,7 @@ from ...base import (
     Level,
     Options,
     Real,
+    TargetCheckedScoreMixin,
     check_param_record,
     param_record,
 )
@@ -32,7 +33,8 @@ from ._set_metrics import evaluate_sets
 __all__ = ["SplitConformalClassifier"]
 
 
-class SplitConformalClassifier(FitStateMixin, ClassifierMixin, BaseEstimator):
+class SplitConformalClassifier(FitStateMixin, TargetCheckedScoreMixin, ClassifierMixin,
+                               BaseEstimator):
     """Split-conformal prediction sets (SOCOP, LAC, APS, RAPS, top-k) for any classifier.
 
     ``fit`` either fits a clone of ``estimator`` on part of the data and

@@ -8,7 +8,16 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.linear_model import LogisticRegression
 from sklearn.utils import _safe_indexing, get_tags
 
-from ...base import Bool, FitStateMixin, HasMethods, Integral, Level, Options, Real
+from ...base import (
+    Bool,
+    FitStateMixin,
+    HasMethods,
+    Integral,
+    Level,
+    Options,
+    Real,
+    TargetCheckedScoreMixin,
+)
 from ...utils import check_probabilities, check_rng
 from .._core._arrays import fit_inputs, float64_features, host, row_indexable
 from .._core._folds import SPLITTER, cv_folds
@@ -88,7 +97,8 @@ def _fit_fold(estimator, X, y, train, test):
     return model, np.asarray(model.predict_proba(_safe_indexing(X, test)), dtype=np.float64)
 
 
-class CrossConformalClassifier(FitStateMixin, ClassifierMixin, BaseEstimator):
+class CrossConformalClassifier(FitStateMixin, TargetCheckedScoreMixin, ClassifierMixin,
+                               BaseEstimator):
     """Cross-conformal (CV+) prediction sets (LAC, APS, RAPS, top-k, SOCOP) for any classifier.
 
     ``fit`` fits one clone of ``estimator`` per fold of ``cv`` (in parallel

@@ -11,7 +11,7 @@ from sklearn.linear_model import LinearRegression
 from sklearn.utils import _safe_indexing
 from sklearn.utils.validation import _num_samples
 
-from ...base import Bool, FitStateMixin, HasMethods, Integral, Options
+from ...base import Bool, FitStateMixin, HasMethods, Integral, Options, TargetCheckedScoreMixin
 from ...utils import check_rng
 from ...utils._validation import _scalar
 from .._core._arrays import fit_inputs, float64_features, row_indexable
@@ -63,8 +63,8 @@ def _aggregate(predictions, mask, aggregation):
 
 
 
-class JackknifeAfterBootstrapRegressor(_ResampledIntervalsEvaluation, FitStateMixin, RegressorMixin,
-                                       BaseEstimator):
+class JackknifeAfterBootstrapRegressor(_ResampledIntervalsEvaluation, FitStateMixin,
+                                       TargetCheckedScoreMixin, RegressorMixin, BaseEstimator):
     """Jackknife+-after-bootstrap (J+aB) prediction intervals.
 
     ``fit`` fits ``B`` clones of ``estimator`` on bootstrap samples

@@ -9,7 +9,7 @@ from sklearn.linear_model import LinearRegression
 from sklearn.utils import _safe_indexing
 from sklearn.utils.validation import _num_samples
 
-from ...base import FitStateMixin, HasMethods, Integral, Options
+from ...base import FitStateMixin, HasMethods, Integral, Options, TargetCheckedScoreMixin
 from ...utils import check_option, check_rng
 from .._core._arrays import fit_inputs, float64_features, host, row_indexable
 from .._core._folds import SPLITTER, cv_folds
@@ -187,8 +187,8 @@ def _fit_fold(estimator, X, y, train, test):
     return model, _check_predictions(pred, test.size, "estimator.predict")
 
 
-class CrossConformalRegressor(_ResampledIntervalsEvaluation, FitStateMixin, RegressorMixin,
-                              BaseEstimator):
+class CrossConformalRegressor(_ResampledIntervalsEvaluation, FitStateMixin,
+                              TargetCheckedScoreMixin, RegressorMixin, BaseEstimator):
     """Jackknife+, CV+ and jackknife/CV-minmax prediction intervals.
 
     ``fit`` fits one clone of ``estimator`` per fold of ``cv`` (in parallel

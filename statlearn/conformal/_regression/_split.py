@@ -15,6 +15,7 @@ from ...base import (
     HasMethods,
     Options,
     Real,
+    TargetCheckedScoreMixin,
     check_param_record,
     param_record,
 )
@@ -29,7 +30,8 @@ from ._scores import SCORES, _fit_scale, _with_quantile, quantile_parameter
 __all__ = ["SplitConformalRegressor"]
 
 
-class SplitConformalRegressor(FitStateMixin, RegressorMixin, BaseEstimator):
+class SplitConformalRegressor(FitStateMixin, TargetCheckedScoreMixin, RegressorMixin,
+                              BaseEstimator):
     """Split-conformal prediction intervals: absolute, normalised and CQR scores.
 
     ``fit`` either fits clones of ``estimator`` on part of the data and

@@ -10,7 +10,7 @@ from sklearn.model_selection import train_test_split
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ...base import FitStateMixin, HasMethods, Level, Options, Real
-from ...utils import check_real, check_rng
+from ...utils import check_array, check_real, check_rng
 from ...utils._validation import _scalar, user_frame
 from .._core._arrays import host
 from ._procedures import CFBH_SCORES, METHODS, cfbh, mccs
@@ -88,6 +88,21 @@ class _SelectorBase(FitStateMixin, BaseEstimator):
             mu = mu[:, 0]
         return mu
 
+    def _check_truth(self, y, mu, name):
+        """True responses ``y`` of the test units whose predictions are ``mu``, or None.
+
+        Checked here, where the argument has the user's name (the selection
+        procedures call it ``y_test``): finite real values, one row per test unit.
+        """
+        if y is None:
+            return None
+        y = check_array(host(y), name, ensure_2d=False, dtype=np.float64)
+        m = np.shape(mu)[0]
+        if y.ndim not in (1, 2) or y.shape[0] != m:
+            raise ValueError(f"{name} must have one entry (or row) per row of X ({m}), got "
+                             f"shape {y.shape}.")
+        return y
+
     def score(self, X, y):
         """Power of the selection on ``(X, y)``: the share of the units meeting the
         condition that are selected.
@@ -117,7 +132,7 @@ class _SelectorBase(FitStateMixin, BaseEstimator):
         >>> bool(0.5 < sel.score(X[400:], y[400:]) <= 1.0)
         True
         """
-        return float(self.select(X, y_true=y).power)
+        return float(self._select(X, y, "y").power)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -298,10 +313,14 @@ class ConformalSelector(_SelectorBase):
         -------
         SelectionResult
         """
+        return self._select(X, y_true, "y_true", threshold)
+
+    def _select(self, X, y, y_name, threshold=None):
         mu = self._test_mu(X)
+        y = self._check_truth(y, mu, y_name)
         c_cal, c = self._thresholds(threshold, np.shape(mu)[0])
         return cfbh(self.mu_cal_, self.y_cal_, mu, c_cal=c_cal, c_test=c, q=self.q,
-                    score=self.conformity_score, randomize=self.randomize, M=self.M, y_test=y_true,
+                    score=self.conformity_score, randomize=self.randomize, M=self.M, y_test=y,
                     random_state=check_rng(self.random_state))
 
     def pvalues(self, X, threshold=None):
@@ -423,9 +442,13 @@ class MultiConditionSelector(_SelectorBase):
         -------
         SelectionResult
         """
+        return self._select(X, y_true, "y_true")
+
+    def _select(self, X, y, y_name):
         mu = self._test_mu(X)
+        y = self._check_truth(y, mu, y_name)
         return mccs(self.mu_cal_, self.y_cal_, mu, self.conditions, q=self.q, mode=self.mode,
-                    method=self.method, randomize=self.randomize, M=self.M, y_test=y_true,
+                    method=self.method, randomize=self.randomize, M=self.M, y_test=y,
                     random_state=check_rng(self.random_state))
 
     def pvalues(self, X):

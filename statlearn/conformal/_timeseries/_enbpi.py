@@ -17,6 +17,7 @@ from ...base import (
     Level,
     Options,
     Real,
+    TargetCheckedScoreMixin,
     _refuse_inactive_params,
 )
 from ...utils import check_rng
@@ -89,7 +90,7 @@ def _fit_one(estimator, X, y, train):
 
 
 
-class TimeSeriesRegressor(_WrappedModelTags, FitStateMixin, RegressorMixin,
+class TimeSeriesRegressor(_WrappedModelTags, FitStateMixin, TargetCheckedScoreMixin, RegressorMixin,
                           BaseEstimator):
     """Prediction intervals for time series: EnbPI, and ACI on the EnbPI intervals.
 
