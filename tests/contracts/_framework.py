@@ -226,6 +226,13 @@ def assert_same(a, b, path="result", rtol=0.0):
     amount (of the largest magnitude), for inputs that reach BLAS in another
     memory layout.
     """
+    if isinstance(a, pd.DataFrame) and isinstance(b, pd.DataFrame):
+        # column by column, each in its own dtype: a frame of strings and floats is an
+        # object array as a whole, where floats would be compared exactly
+        assert list(a.columns) == list(b.columns), f"{path}: columns differ"
+        for col in a.columns:
+            assert_same(a[col], b[col], f"{path}[{col!r}]", rtol)
+        return
     a, b = _plain(a), _plain(b)
     if a is b:
         return

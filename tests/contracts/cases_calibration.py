@@ -68,9 +68,10 @@ ESTIMATORS = [
                   alternatives={"utility_offset": np.array([0.3, 0.0])}),
     EstimatorCase(lambda: Cal.MinimaxDecisionRule(U.copy(), C0.copy()), _fit,
                   {"predict": _test, "predict_proba": _test, "q_star": _test,
-                   "worst_case_value": _test}),
+                   "worst_case_value": _test, "expected_utility": _test_xy}),
     EstimatorCase(lambda: Cal.SquaredErrorDecisionRule(U.copy(), C0.copy()), _fit,
-                  {"predict": _test, "predict_proba": _test}),
+                  {"predict": _test, "predict_proba": _test, "q_star": _test,
+                   "worst_case_value": _test, "expected_utility": _test_xy}),
 ]
 
 NOT_APPLICABLE = {}

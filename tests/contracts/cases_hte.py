@@ -67,6 +67,17 @@ def _test_X():
     return {"X": _data(40, 4).X}
 
 
+def _test_X_tau():
+    d = _data(40, 4)
+    return {"X": d.X, "y": d.tau}
+
+
+def _compare():
+    d = _data(200, 5)
+    return {"X": d.X, "treatment": d.treatment.astype(np.int64), "y": d.y,
+            "candidates": dict(zip("abc", _candidates()))}
+
+
 class _Linear:
     """A fixed CATE candidate ``tau(x) = a + b x_0`` (picklable, as a user's model would be)."""
 
@@ -84,14 +95,28 @@ def _candidates():
 ESTIMATORS = [
     EstimatorCase(lambda: H.RelativeErrorEvaluator(random_state=0), _eval_fit,
                   {"result_": dict}),
+    EstimatorCase(lambda: H.RelativeErrorEvaluator(random_state=0), _eval_fit,
+                  {"compare": _compare, "best_set": _compare},
+                  name="RelativeErrorEvaluator-compare",
+                  expected_failures={
+                      "set_params_after_fit": "compare and best_set are self-contained: they "
+                      "fit their own nuisances on the sample they are given, with the current "
+                      "parameters (validated there), and read nothing of fit",
+                      "reordered_columns_refused": "compare and best_set read no fitted "
+                      "state: the candidates receive the caller's frame and read it as they "
+                      "were written to (these test candidates read columns by position)"}),
     EstimatorCase(lambda: H.RelativeErrorHTE(_candidates(), random_state=0), _learner_fit,
-                  {"predict": _test_X}),
+                  {"predict": _test_X, "effect": _test_X, "score": _test_X_tau}),
     EstimatorCase(lambda: H.RelativeErrorHTE(_candidates(), method="pairwise", random_state=0),
                   _learner_fit, {"predict": _test_X}, name="RelativeErrorHTE-pairwise"),
     EstimatorCase(lambda: H.DRScorer(cross_fit=3, random_state=0), _learner_fit,
-                  {"loss": lambda: {"candidate": _Linear(0.5, 1.0)}}),
+                  {"loss": lambda: {"candidate": _Linear(0.5, 1.0)},
+                   "score": lambda: {"candidate": _Linear(0.5, 1.0)},
+                   "best": lambda: {"candidates": _candidates()}}),
     EstimatorCase(lambda: H.RScorer(cross_fit=3, random_state=0), _learner_fit,
-                  {"loss": lambda: {"candidate": _Linear(0.5, 1.0)}}),
+                  {"loss": lambda: {"candidate": _Linear(0.5, 1.0)},
+                   "score": lambda: {"candidate": _Linear(0.5, 1.0)},
+                   "best": lambda: {"candidates": _candidates()}}),
 ]
 
 NOT_APPLICABLE = {}
