@@ -19,9 +19,11 @@ without a case fails :func:`test_every_public_function_has_a_case`):
 * estimators: the same for ``fit`` and for every output method; constraints
   declared for every parameter and checked at ``fit``; ``set_params`` after
   ``fit`` never changes an output (it raises ``StaleFitError`` until the next
-  ``fit``); clone and pickling keep the outputs; a ``Pipeline``,
-  ``cross_val_score`` and ``GridSearchCV`` work wherever ``fit`` takes ``(X, y)``
-  and a ``predict`` or ``score`` exists.
+  ``fit``), and a parameter declared output-free (``n_jobs``, ``progress``, ...)
+  gives the same outputs when the fit runs with another value; clone and
+  pickling keep the outputs; a ``Pipeline``, ``cross_val_score`` and
+  ``GridSearchCV`` work wherever ``fit`` takes ``(X, y)`` and a ``predict`` or
+  ``score`` exists.
 
 The cases (one valid call each) are in ``tests/contracts/cases_*.py``.
 """
@@ -475,6 +477,26 @@ def _one(case, est, method):
     return attr(**case.outputs[method]()) if callable(attr) else attr
 
 
+#: values that exercise an output-free parameter without ending the fit early
+_FREE_VALUES = {"n_jobs": 2, "progress": True, "time_budget": 1e6}
+
+
+def output_free_params_are_free(case):
+    """A parameter declared output-free (exempt from the stale-fit check) gives the same
+    outputs when the fit runs with another value: two parallel workers, a progress bar,
+    a time budget that is not reached."""
+    free = getattr(case.cls, "_output_free_params", ())
+    if not free:
+        return
+    ref = _read(case)
+    assert ref[0] == "ok", f"the plain outputs failed: {ref[1]!r}"
+    for name in free:
+        value = case.alternatives.get(name, _FREE_VALUES.get(name))
+        assert value is not None, f"give the case an alternative value for {name}"
+        est = case.make().set_params(**{name: value})
+        _same_outcome(ref, _read(case, est=est), f"fit with {name}={value!r}")
+
+
 def clone_and_pickle(case):
     est = _quiet(case.fitted)
     ref = _outcome(lambda: case.read(est))
@@ -634,7 +656,8 @@ ESTIMATOR_CONTRACTS = [fit_array_likes, output_array_likes, fit_other_dtypes, fi
                        output_nan_refused, estimator_random_states, constraints_declared,
                        bad_parameter_values_refused, set_params_after_fit, clone_and_pickle,
                        numpy_scalar_parameters, sklearn_composition,
-                       reordered_columns_refused, estimator_inputs_unchanged]
+                       reordered_columns_refused, estimator_inputs_unchanged,
+                       output_free_params_are_free]
 
 
 @pytest.mark.parametrize("case, contract", _params(ESTIMATORS, ESTIMATOR_CONTRACTS))
