@@ -20,7 +20,8 @@ without a case fails :func:`test_every_public_function_has_a_case`):
   declared for every parameter and checked at ``fit``; ``set_params`` after
   ``fit`` never changes an output (it raises ``StaleFitError`` until the next
   ``fit``), and a parameter declared output-free (``n_jobs``, ``progress``, ...)
-  gives the same outputs when the fit runs with another value; clone and
+  gives the same outputs when the fit runs with another value; an output read
+  twice gives the same answer; clone and
   pickling keep the outputs; a ``Pipeline``, ``cross_val_score`` and
   ``GridSearchCV`` work wherever ``fit`` takes ``(X, y)`` and a ``predict`` or
   ``score`` exists.
@@ -652,12 +653,26 @@ def _one_with(est, method, kwargs):
     return attr(**kwargs) if callable(attr) else attr
 
 
+def outputs_repeatable(case):
+    """Each output read twice in a row on one fitted estimator gives the same answer: no
+    output draws from a stream that the call before it moved, or reads a cache it left
+    behind. Methods that change the state (they return the estimator, or the case lists
+    them in ``changes_state``) are read once."""
+    est = _quiet(case.fitted)
+    for method in case.outputs:
+        first = _outcome(partial(_one, case, est, method))
+        if first[0] == "ok" and first[1] is est or method in case.changes_state:
+            continue
+        _same_outcome(first, _outcome(partial(_one, case, est, method)),
+                      f"{method} read a second time")
+
+
 ESTIMATOR_CONTRACTS = [fit_array_likes, output_array_likes, fit_other_dtypes, fit_nan_refused,
                        output_nan_refused, estimator_random_states, constraints_declared,
                        bad_parameter_values_refused, set_params_after_fit, clone_and_pickle,
                        numpy_scalar_parameters, sklearn_composition,
                        reordered_columns_refused, estimator_inputs_unchanged,
-                       output_free_params_are_free]
+                       output_free_params_are_free, outputs_repeatable]
 
 
 @pytest.mark.parametrize("case, contract", _params(ESTIMATORS, ESTIMATOR_CONTRACTS))

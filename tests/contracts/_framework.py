@@ -104,6 +104,10 @@ class EstimatorCase:
     positions : tuple of str
         Output arguments that hold row positions: a pandas object there must
         be refused with an error naming the argument (its values may be labels).
+    changes_state : tuple of str
+        Output methods that change the fitted state while returning a result
+        (an online method that updates as it predicts); a method that returns
+        the estimator itself is known to change it.
     """
 
     make: Callable[[], Any]
@@ -113,6 +117,7 @@ class EstimatorCase:
     alternatives: dict = field(default_factory=dict)
     fit_method: str = "fit"
     positions: tuple = ()
+    changes_state: tuple = ()
     allow_nan: tuple = ()
     allow_inf: tuple = ()
     expected_failures: dict = field(default_factory=dict)
