@@ -36,7 +36,6 @@ ESTIMATORS = [
                   lambda: {"graph": _two()},
                   {"predict": lambda: {"vertices": np.arange(0, 200, 7)},
                    "which_cluster": lambda: {"v": 5},
-                   "dot": lambda: {"x": 3, "y": 150},
                    "embedding_dots": lambda: {"vertices": np.arange(0, 200, 11)}}),
     EstimatorCase(lambda: Cl.SpectralClusteringOracle(n_clusters=2, walk="degree-normalised",
                                                       mode="fast", walk_length=20,
