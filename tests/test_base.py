@@ -359,10 +359,9 @@ def test_the_checked_score_names_y_and_gives_the_mixins_value():
         plain.score(X, bad)  # what the metric alone says
     for value in (np.nan, np.inf):
         bad[3] = value
-        with pytest.raises(ValueError, match=r"^y must not contain NaN or infinite"):
+        with pytest.raises(ValueError, match=r"^y .*NaN or infinite"):
             checked.score(X, bad)
-    with pytest.raises(ValueError, match=r"X and y must have the same number of rows, got "
-                                         r"X: 20, y: 19"):
+    with pytest.raises(ValueError, match=r"X and y .*X: 20, y: 19"):
         checked.score(X, y[:19])
-    with pytest.raises(ValueError, match=r"^y must hold one value per row"):
+    with pytest.raises(ValueError, match=r"^y .*one value per row"):
         checked.score(X, 1.0)

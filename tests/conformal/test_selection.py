@@ -623,12 +623,11 @@ def test_true_responses_are_refused_under_their_own_name(multi):
     assert sel.select(Xt, y_true=list(yt)).power == ref.power
     bad = yt.copy()
     bad[4] = np.nan
-    with pytest.raises(ValueError, match=r"^y_true: Input y_true contains NaN"):
+    with pytest.raises(ValueError, match=r"^y_true: .*NaN"):
         sel.select(Xt, y_true=bad)
-    with pytest.raises(ValueError, match=r"^y: Input y contains NaN"):
+    with pytest.raises(ValueError, match=r"^y: .*NaN"):
         sel.score(Xt, bad)
-    with pytest.raises(ValueError, match=r"^y_true must have one entry \(or row\) per row of "
-                                         r"X \(100\), got shape \(99,\)"):
+    with pytest.raises(ValueError, match=r"^y_true .*per row of X \(100\).*\(99,\)"):
         sel.select(Xt, y_true=yt[:99])
-    with pytest.raises(ValueError, match=r"^y must have one entry \(or row\) per row of X"):
+    with pytest.raises(ValueError, match=r"^y .*per row of X"):
         sel.score(Xt, yt[:99])
