@@ -13,7 +13,8 @@ without a case fails :func:`test_every_public_function_has_a_case`):
   rows that must pair up but do not raise too;
 * the caller's data: no call writes into the arrays, lists or pandas objects it
   is given (``fit`` and every output method included), nor changes whether
-  an array is writeable;
+  an array is writeable, and using a decision object leaves its parameters as
+  they were given;
 * ``random_state``: None, an int, a ``RandomState`` and a ``Generator`` are
   accepted, and the same seed gives the same result;
 * estimators: the same for ``fit`` and for every output method; constraints
@@ -43,7 +44,7 @@ import pandas as pd
 import pytest
 from sklearn.base import clone
 
-from statlearn.base import StaleFitError, _make_constraint
+from statlearn.base import StaleFitError, _make_constraint, param_record
 from statlearn.utils.discovery import all_estimators, all_functions, all_public_classes
 from tests.contracts._framework import (
     array_args,
@@ -724,8 +725,20 @@ def object_numpy_scalar_parameters(case):
                           f"{name} as {type(v).__name__}")
 
 
+def object_parameters_unchanged(case):
+    """Using the object leaves the values of its parameters as they were given: a run
+    that wrote into an array parameter would write into the caller's array."""
+    obj = case.make()
+    before = param_record(obj)
+    _outcome(partial(case.use, obj))
+    after = param_record(obj)
+    changed = sorted(k for k in set(before) | set(after) if before.get(k) != after.get(k))
+    assert not changed, f"using the object changed its parameters {changed}"
+
+
 OBJECT_CONTRACTS = [object_constraints_declared, object_bad_parameter_values_refused,
-                    object_clone_and_pickle, object_numpy_scalar_parameters]
+                    object_clone_and_pickle, object_numpy_scalar_parameters,
+                    object_parameters_unchanged]
 
 
 @pytest.mark.parametrize("case, contract", _params(OBJECTS, OBJECT_CONTRACTS))
